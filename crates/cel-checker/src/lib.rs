@@ -1,0 +1,1 @@
+//! cel-checker (in progress).

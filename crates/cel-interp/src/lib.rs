@@ -1,0 +1,1 @@
+//! cel-interp (in progress).

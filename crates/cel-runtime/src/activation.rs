@@ -1,0 +1,58 @@
+//! Variable bindings for one evaluation.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::Value;
+
+/// Supplies the values of variables during an evaluation.
+pub trait Activation: Send + Sync {
+    /// The value bound to a fully qualified variable name, if any.
+    fn resolve(&self, name: &str) -> Option<Value>;
+}
+
+/// An activation backed by a hash map.
+#[derive(Clone, Debug, Default)]
+pub struct MapActivation {
+    vars: HashMap<Arc<str>, Value>,
+}
+
+impl MapActivation {
+    /// An empty activation.
+    pub fn new() -> MapActivation {
+        MapActivation::default()
+    }
+
+    /// Binds a variable, replacing any previous binding.
+    pub fn bind(&mut self, name: impl Into<Arc<str>>, value: impl Into<Value>) -> &mut Self {
+        self.vars.insert(name.into(), value.into());
+        self
+    }
+
+    /// Binds a variable, builder style.
+    pub fn with(mut self, name: impl Into<Arc<str>>, value: impl Into<Value>) -> Self {
+        self.bind(name, value);
+        self
+    }
+
+    /// The bound names and values.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.vars.iter().map(|(k, v)| (&**k, v))
+    }
+}
+
+impl Activation for MapActivation {
+    fn resolve(&self, name: &str) -> Option<Value> {
+        self.vars.get(name).cloned()
+    }
+}
+
+/// An activation that binds nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EmptyActivation;
+
+impl Activation for EmptyActivation {
+    fn resolve(&self, _name: &str) -> Option<Value> {
+        None
+    }
+}

@@ -1,0 +1,141 @@
+//! Function implementations keyed by overload id, and runtime overload matching.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use cel_types::{Primitive, Type};
+
+use crate::{Result, Value};
+
+/// A one-argument implementation.
+pub type UnaryFn = fn(&Value) -> Result<Value>;
+/// A two-argument implementation.
+pub type BinaryFn = fn(&Value, &Value) -> Result<Value>;
+/// An implementation taking any number of arguments.
+pub type NaryFn = fn(&[Value]) -> Result<Value>;
+/// A host-supplied implementation (a Rust closure).
+pub type HostFn = Arc<dyn Fn(&[Value]) -> Result<Value> + Send + Sync>;
+
+/// How an overload is implemented. For member overloads the receiver is the first argument.
+#[derive(Clone)]
+pub enum Implementation {
+    /// A plain function of one argument.
+    Unary(UnaryFn),
+    /// A plain function of two arguments.
+    Binary(BinaryFn),
+    /// A plain function of any number of arguments.
+    Nary(NaryFn),
+    /// A closure supplied by the host or a library.
+    Host(HostFn),
+}
+
+impl fmt::Debug for Implementation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Implementation::Unary(_) => "Unary",
+            Implementation::Binary(_) => "Binary",
+            Implementation::Nary(_) => "Nary",
+            Implementation::Host(_) => "Host",
+        })
+    }
+}
+
+impl Implementation {
+    /// Calls the implementation. Arity mismatches are "no such overload".
+    pub fn call(&self, args: &[Value]) -> Result<Value> {
+        match (self, args) {
+            (Implementation::Unary(f), [a]) => f(a),
+            (Implementation::Binary(f), [a, b]) => f(a, b),
+            (Implementation::Nary(f), args) => f(args),
+            (Implementation::Host(f), args) => f(args),
+            _ => Err(crate::Error::no_such_overload()),
+        }
+    }
+}
+
+/// Implementations by overload id.
+#[derive(Clone, Debug, Default)]
+pub struct FunctionRegistry {
+    by_id: HashMap<Arc<str>, Implementation>,
+}
+
+impl FunctionRegistry {
+    /// An empty registry.
+    pub fn new() -> FunctionRegistry {
+        FunctionRegistry::default()
+    }
+
+    /// The standard library's implementations (see [`crate::stdlib`]).
+    pub fn standard() -> FunctionRegistry {
+        let mut r = FunctionRegistry::new();
+        crate::stdlib::register(&mut r);
+        r
+    }
+
+    /// Registers (or replaces) the implementation of an overload.
+    pub fn add(&mut self, overload_id: &str, implementation: Implementation) {
+        self.by_id.insert(overload_id.into(), implementation);
+    }
+
+    /// The implementation of an overload.
+    pub fn get(&self, overload_id: &str) -> Option<&Implementation> {
+        self.by_id.get(overload_id)
+    }
+
+    /// Whether an overload has an implementation.
+    pub fn contains(&self, overload_id: &str) -> bool {
+        self.by_id.contains_key(overload_id)
+    }
+
+    /// The registered overload ids.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.by_id.keys().map(|k| &**k)
+    }
+
+    /// Adds every implementation of `other`, replacing same-id entries.
+    pub fn extend(&mut self, other: &FunctionRegistry) {
+        for (k, v) in &other.by_id {
+            self.by_id.insert(k.clone(), v.clone());
+        }
+    }
+}
+
+/// Whether a runtime value may be passed where a parameter of type `t` is declared, for
+/// dispatching calls the checker did not resolve. Type parameters, `dyn` and `any` accept
+/// anything; aggregate parameters are not inspected element by element.
+pub fn value_matches(v: &Value, t: &Type) -> bool {
+    match t {
+        Type::Dyn | Type::Any | Type::TypeParam(_) | Type::Error => true,
+        Type::Null => matches!(v, Value::Null),
+        Type::Bool => matches!(v, Value::Bool(_)),
+        Type::Int => matches!(v, Value::Int(_)),
+        Type::Uint => matches!(v, Value::Uint(_)),
+        Type::Double => matches!(v, Value::Double(_)),
+        Type::String => matches!(v, Value::String(_)),
+        Type::Bytes => matches!(v, Value::Bytes(_)),
+        Type::Timestamp => matches!(v, Value::Timestamp(_)),
+        Type::Duration => matches!(v, Value::Duration(_)),
+        Type::List(_) => matches!(v, Value::List(_)),
+        Type::Map(_, _) => matches!(v, Value::Map(_)),
+        Type::Type(_) => matches!(v, Value::Type(_)),
+        Type::Wrapper(p) => {
+            matches!(v, Value::Null)
+                || matches!(
+                    (p, v),
+                    (Primitive::Bool, Value::Bool(_))
+                        | (Primitive::Int, Value::Int(_))
+                        | (Primitive::Uint, Value::Uint(_))
+                        | (Primitive::Double, Value::Double(_))
+                        | (Primitive::String, Value::String(_))
+                        | (Primitive::Bytes, Value::Bytes(_))
+                )
+        }
+        Type::Message(name) => v.type_name() == &**name,
+        Type::Opaque(name, _) => match v {
+            Value::Optional(_) => &**name == cel_types::OPTIONAL_TYPE_NAME,
+            Value::Opaque(o) => o.type_name() == &**name,
+            _ => false,
+        },
+    }
+}

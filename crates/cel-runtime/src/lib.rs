@@ -1,0 +1,35 @@
+//! `cel-runtime` holds CEL's values and the whole standard library as ordinary safe Rust.
+//!
+//! It owns [`Value`] (with heterogeneous numeric equality and ordering), errors as values
+//! ([`Error`], carrying the id of the expression that raised them), checked arithmetic,
+//! every conversion, string and bytes functions with code-point semantics, timestamps and
+//! durations with time zones, regular expressions with RE2 semantics, and the table of
+//! implementations keyed by cel-go's overload ids ([`FunctionRegistry`]).
+//!
+//! The interpreter calls these functions directly; generated code calls the same functions
+//! through thin shims. So the meaning of every operation is written here once.
+//!
+//! It must not depend on the front end (`cel-syntax`, `cel-checker`) or on any evaluator: it
+//! knows nothing of syntax. It may use `cel-types` for type values and declarations.
+
+mod activation;
+pub mod arith;
+pub mod compare;
+pub mod convert;
+mod error;
+pub mod format;
+mod functions;
+pub mod regex;
+pub mod stdlib;
+pub mod strings;
+pub mod time;
+mod value;
+
+pub use activation::{Activation, EmptyActivation, MapActivation};
+pub use error::{Error, ErrorKind, Result};
+pub use functions::{
+    BinaryFn, FunctionRegistry, HostFn, Implementation, NaryFn, UnaryFn, value_matches,
+};
+pub use value::{
+    Duration, Key, KeyRef, ListValue, MapHasher, MapValue, OpaqueValue, Timestamp, Value,
+};

@@ -1,0 +1,581 @@
+//! The one value type, [`Value`], and its parts.
+//!
+//! Aggregates (strings, bytes, lists, maps) are shared behind [`Arc`], so cloning a value is
+//! at most a reference-count increment. Lists and maps drop their contents iteratively, so a
+//! deeply nested value cannot overflow the stack when it is freed.
+
+use std::any::Any;
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::sync::{Arc, OnceLock};
+
+use cel_types::Type;
+use indexmap::{Equivalent, IndexMap};
+
+/// A CEL value.
+#[derive(Clone, Debug)]
+pub enum Value {
+    /// `null`.
+    Null,
+    /// `bool`.
+    Bool(bool),
+    /// `int`: a signed 64-bit integer.
+    Int(i64),
+    /// `uint`: an unsigned 64-bit integer.
+    Uint(u64),
+    /// `double`.
+    Double(f64),
+    /// `string`: valid UTF-8.
+    String(Arc<str>),
+    /// `bytes`.
+    Bytes(Arc<[u8]>),
+    /// `list`.
+    List(Arc<ListValue>),
+    /// `map`.
+    Map(Arc<MapValue>),
+    /// `google.protobuf.Timestamp`.
+    Timestamp(Timestamp),
+    /// `google.protobuf.Duration`.
+    Duration(Duration),
+    /// A type value: `int`, `list`, `google.protobuf.Timestamp`, a message type name.
+    Type(Arc<Type>),
+    /// `optional_type`: `Some` holds the present value.
+    Optional(Option<Arc<Value>>),
+    /// A value of an opaque library type (`net.IP`, `kubernetes.Quantity`, ...).
+    Opaque(Arc<dyn OpaqueValue>),
+}
+
+/// A value of a type defined outside the core language, by a library or the host.
+pub trait OpaqueValue: fmt::Debug + Send + Sync + Any {
+    /// The type's name, as `type(x)` reports it (`net.IP`).
+    fn type_name(&self) -> &str;
+
+    /// CEL equality with another opaque value (of any type).
+    fn equals(&self, other: &dyn OpaqueValue) -> bool;
+
+    /// Ordering with another value of the same type, if the type is ordered.
+    fn compare(&self, _other: &dyn OpaqueValue) -> Option<Ordering> {
+        None
+    }
+
+    /// Access to the concrete type, for the library's own functions.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// A point in time: seconds and nanoseconds since the Unix epoch, plus the UTC offset it was
+/// written with. cel-go keeps that offset for `string(ts)`; equality and ordering use the
+/// instant only.
+#[derive(Clone, Copy, Debug)]
+pub struct Timestamp {
+    /// Whole seconds since 1970-01-01T00:00:00Z.
+    pub seconds: i64,
+    /// Nanoseconds within the second, `0..1_000_000_000`.
+    pub nanos: u32,
+    /// The UTC offset, in seconds east, the timestamp was parsed with (0 for `Z`).
+    pub offset_seconds: i32,
+}
+
+impl Timestamp {
+    /// A timestamp in UTC.
+    pub fn utc(seconds: i64, nanos: u32) -> Timestamp {
+        Timestamp {
+            seconds,
+            nanos,
+            offset_seconds: 0,
+        }
+    }
+}
+
+impl PartialEq for Timestamp {
+    fn eq(&self, other: &Timestamp) -> bool {
+        (self.seconds, self.nanos) == (other.seconds, other.nanos)
+    }
+}
+
+impl Eq for Timestamp {}
+
+impl PartialOrd for Timestamp {
+    fn partial_cmp(&self, other: &Timestamp) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Timestamp {
+    fn cmp(&self, other: &Timestamp) -> Ordering {
+        (self.seconds, self.nanos).cmp(&(other.seconds, other.nanos))
+    }
+}
+
+/// A signed span of time in nanoseconds, like Go's `time.Duration` (about ±292 years).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Duration {
+    /// The length in nanoseconds.
+    pub nanos: i64,
+}
+
+/// The elements of a list value.
+#[derive(Clone, Debug, Default)]
+pub struct ListValue {
+    /// The elements in order.
+    pub items: Vec<Value>,
+}
+
+impl std::ops::Deref for ListValue {
+    type Target = Vec<Value>;
+    fn deref(&self) -> &Vec<Value> {
+        &self.items
+    }
+}
+
+impl std::ops::DerefMut for ListValue {
+    fn deref_mut(&mut self) -> &mut Vec<Value> {
+        &mut self.items
+    }
+}
+
+impl From<Vec<Value>> for ListValue {
+    fn from(items: Vec<Value>) -> ListValue {
+        ListValue { items }
+    }
+}
+
+/// A map key: CEL allows `int`, `uint`, `bool` and `string` keys.
+///
+/// `Int(1)` and `Uint(1)` are different keys (a map may hold both), but lookups treat
+/// numbers as equal across types: see [`MapValue::get`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// A `bool` key.
+    Bool(bool),
+    /// An `int` key.
+    Int(i64),
+    /// A `uint` key.
+    Uint(u64),
+    /// A `string` key.
+    String(Arc<str>),
+}
+
+/// A borrowed map key, for lookups that must not allocate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyRef<'a> {
+    /// A `bool` key.
+    Bool(bool),
+    /// An `int` key.
+    Int(i64),
+    /// A `uint` key.
+    Uint(u64),
+    /// A `string` key.
+    String(&'a str),
+}
+
+impl Key {
+    /// The borrowed form.
+    pub fn as_ref(&self) -> KeyRef<'_> {
+        match self {
+            Key::Bool(b) => KeyRef::Bool(*b),
+            Key::Int(i) => KeyRef::Int(*i),
+            Key::Uint(u) => KeyRef::Uint(*u),
+            Key::String(s) => KeyRef::String(s),
+        }
+    }
+
+    /// The key as a value.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Key::Bool(b) => Value::Bool(*b),
+            Key::Int(i) => Value::Int(*i),
+            Key::Uint(u) => Value::Uint(*u),
+            Key::String(s) => Value::String(s.clone()),
+        }
+    }
+
+    /// The key for a value, if the value's type may be a map key.
+    pub fn from_value(v: &Value) -> Option<Key> {
+        Some(match v {
+            Value::Bool(b) => Key::Bool(*b),
+            Value::Int(i) => Key::Int(*i),
+            Value::Uint(u) => Key::Uint(*u),
+            Value::String(s) => Key::String(s.clone()),
+            _ => return None,
+        })
+    }
+}
+
+impl Hash for KeyRef<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match self {
+            KeyRef::Bool(b) => {
+                state.write_u8(0);
+                state.write_u8(*b as u8);
+            }
+            KeyRef::Int(i) => {
+                state.write_u8(1);
+                state.write_i64(*i);
+            }
+            KeyRef::Uint(u) => {
+                state.write_u8(2);
+                state.write_u64(*u);
+            }
+            KeyRef::String(s) => {
+                state.write_u8(3);
+                state.write(s.as_bytes());
+                state.write_u8(0xff);
+            }
+        }
+    }
+}
+
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_ref().hash(state)
+    }
+}
+
+impl Equivalent<Key> for KeyRef<'_> {
+    fn equivalent(&self, key: &Key) -> bool {
+        *self == key.as_ref()
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Key::Bool(b) => write!(f, "{b}"),
+            Key::Int(i) => write!(f, "{i}"),
+            Key::Uint(u) => write!(f, "{u}"),
+            Key::String(s) => f.write_str(s),
+        }
+    }
+}
+
+/// The hasher of map keys: fast, with a seed chosen once per process, so hashes of constant
+/// keys can be computed ahead of evaluation and stay valid for every map in the process.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MapHasher;
+
+fn process_seed() -> u64 {
+    static SEED: OnceLock<u64> = OnceLock::new();
+    *SEED.get_or_init(|| {
+        // RandomState is seeded from the OS; one draw per process is enough.
+        std::collections::hash_map::RandomState::new().hash_one(0x5eed_u64)
+    })
+}
+
+impl BuildHasher for MapHasher {
+    type Hasher = foldhash::fast::FoldHasher<'static>;
+    fn build_hasher(&self) -> Self::Hasher {
+        foldhash::fast::FixedState::with_seed(process_seed()).build_hasher()
+    }
+}
+
+impl MapHasher {
+    /// The hash a map uses for a key.
+    pub fn hash_key(key: KeyRef<'_>) -> u64 {
+        MapHasher.hash_one(key)
+    }
+}
+
+/// The entries of a map value, in insertion order.
+#[derive(Clone, Debug, Default)]
+pub struct MapValue {
+    entries: IndexMap<Key, Value, MapHasher>,
+}
+
+impl MapValue {
+    /// An empty map.
+    pub fn new() -> MapValue {
+        MapValue::default()
+    }
+
+    /// An empty map with room for `n` entries.
+    pub fn with_capacity(n: usize) -> MapValue {
+        MapValue {
+            entries: IndexMap::with_capacity_and_hasher(n, MapHasher),
+        }
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the map is empty.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Inserts an entry, returning the previous value of the key.
+    pub fn insert(&mut self, key: Key, value: Value) -> Option<Value> {
+        self.entries.insert(key, value)
+    }
+
+    /// The entries in insertion order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&Key, &Value)> {
+        self.entries.iter()
+    }
+
+    /// The keys in insertion order.
+    pub fn keys(&self) -> impl ExactSizeIterator<Item = &Key> {
+        self.entries.keys()
+    }
+
+    /// The entry at a position in insertion order.
+    pub fn get_index(&self, i: usize) -> Option<(&Key, &Value)> {
+        self.entries.get_index(i)
+    }
+
+    /// Exact lookup, no numeric conversion.
+    pub fn get_exact(&self, key: KeyRef<'_>) -> Option<&Value> {
+        self.entries.get(&key)
+    }
+
+    /// Exact lookup with a hash computed ahead of time by [`MapHasher::hash_key`].
+    pub fn get_prehashed(&self, hash: u64, key: KeyRef<'_>) -> Option<&Value> {
+        use indexmap::map::RawEntryApiV1;
+        self.entries
+            .raw_entry_v1()
+            .from_hash(hash, |k| key == k.as_ref())
+            .map(|(_, v)| v)
+    }
+
+    /// A string-keyed lookup (field selection).
+    pub fn get_str(&self, key: &str) -> Option<&Value> {
+        self.entries.get(&KeyRef::String(key))
+    }
+
+    /// CEL map lookup: a numeric key finds an entry whose key is numerically equal, whatever
+    /// its numeric type (`{1: 'a'}[1u]`, `{1u: 'a'}[1.0]`). `None` for a missing key; `Err`
+    /// for a value that cannot be a key at all.
+    pub fn get(&self, key: &Value) -> Result<Option<&Value>, ()> {
+        Ok(match key {
+            Value::String(s) => self.get_exact(KeyRef::String(s)),
+            Value::Bool(b) => self.get_exact(KeyRef::Bool(*b)),
+            Value::Int(i) => self.get_exact(KeyRef::Int(*i)).or_else(|| {
+                u64::try_from(*i)
+                    .ok()
+                    .and_then(|u| self.get_exact(KeyRef::Uint(u)))
+            }),
+            Value::Uint(u) => self.get_exact(KeyRef::Uint(*u)).or_else(|| {
+                i64::try_from(*u)
+                    .ok()
+                    .and_then(|i| self.get_exact(KeyRef::Int(i)))
+            }),
+            Value::Double(d) => {
+                let d = *d;
+                if d.fract() != 0.0 || !d.is_finite() {
+                    None
+                } else {
+                    let as_int = (d >= -9.223_372_036_854_775_808e18 && d < 9.223_372_036_854_775_808e18)
+                        .then(|| d as i64)
+                        .and_then(|i| self.get_exact(KeyRef::Int(i)));
+                    as_int.or_else(|| {
+                        (d >= 0.0 && d < 1.844_674_407_370_955_2e19)
+                            .then(|| d as u64)
+                            .and_then(|u| self.get_exact(KeyRef::Uint(u)))
+                    })
+                }
+            }
+            _ => return Err(()),
+        })
+    }
+}
+
+impl Drop for ListValue {
+    fn drop(&mut self) {
+        drop_iteratively(std::mem::take(&mut self.items));
+    }
+}
+
+impl Drop for MapValue {
+    fn drop(&mut self) {
+        let values: Vec<Value> = std::mem::take(&mut self.entries)
+            .into_iter()
+            .map(|(_, v)| v)
+            .collect();
+        drop_iteratively(values);
+    }
+}
+
+/// Frees nested lists and maps with an explicit work list instead of recursion.
+fn drop_iteratively(items: Vec<Value>) {
+    let mut work = items;
+    while let Some(v) = work.pop() {
+        match v {
+            Value::List(l) => {
+                if let Ok(mut inner) = Arc::try_unwrap(l) {
+                    work.append(&mut inner.items);
+                }
+            }
+            Value::Map(m) => {
+                if let Ok(mut inner) = Arc::try_unwrap(m) {
+                    let entries = std::mem::take(&mut inner.entries);
+                    work.extend(entries.into_iter().map(|(_, v)| v));
+                }
+            }
+            Value::Optional(Some(o)) => {
+                if let Ok(inner) = Arc::try_unwrap(o) {
+                    work.push(inner);
+                }
+            }
+            other => drop(other),
+        }
+    }
+}
+
+impl Value {
+    /// A string value.
+    pub fn string(s: impl Into<Arc<str>>) -> Value {
+        Value::String(s.into())
+    }
+
+    /// A bytes value.
+    pub fn bytes(b: impl Into<Arc<[u8]>>) -> Value {
+        Value::Bytes(b.into())
+    }
+
+    /// A list value.
+    pub fn list(items: Vec<Value>) -> Value {
+        Value::List(Arc::new(ListValue { items }))
+    }
+
+    /// A map value.
+    pub fn map(entries: impl IntoIterator<Item = (Key, Value)>) -> Value {
+        let mut m = MapValue::new();
+        for (k, v) in entries {
+            m.insert(k, v);
+        }
+        Value::Map(Arc::new(m))
+    }
+
+    /// A type value.
+    pub fn type_value(t: Type) -> Value {
+        Value::Type(Arc::new(t))
+    }
+
+    /// `optional.of(v)`.
+    pub fn optional_of(v: Value) -> Value {
+        Value::Optional(Some(Arc::new(v)))
+    }
+
+    /// `optional.none()`.
+    pub fn optional_none() -> Value {
+        Value::Optional(None)
+    }
+
+    /// The runtime type of the value, as `type(v)` returns it (parameters are `dyn`).
+    pub fn type_of(&self) -> Type {
+        match self {
+            Value::Null => Type::Null,
+            Value::Bool(_) => Type::Bool,
+            Value::Int(_) => Type::Int,
+            Value::Uint(_) => Type::Uint,
+            Value::Double(_) => Type::Double,
+            Value::String(_) => Type::String,
+            Value::Bytes(_) => Type::Bytes,
+            Value::List(_) => Type::list(Type::Dyn),
+            Value::Map(_) => Type::map(Type::Dyn, Type::Dyn),
+            Value::Timestamp(_) => Type::Timestamp,
+            Value::Duration(_) => Type::Duration,
+            Value::Type(_) => Type::Type(None),
+            Value::Optional(_) => Type::optional(Type::Dyn),
+            Value::Opaque(o) => Type::opaque(o.type_name()),
+        }
+    }
+
+    /// The name of the value's type (`int`, `list`, `google.protobuf.Timestamp`, `net.IP`).
+    pub fn type_name(&self) -> &str {
+        match self {
+            Value::Null => "null_type",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Uint(_) => "uint",
+            Value::Double(_) => "double",
+            Value::String(_) => "string",
+            Value::Bytes(_) => "bytes",
+            Value::List(_) => "list",
+            Value::Map(_) => "map",
+            Value::Timestamp(_) => "google.protobuf.Timestamp",
+            Value::Duration(_) => "google.protobuf.Duration",
+            Value::Type(_) => "type",
+            Value::Optional(_) => "optional_type",
+            Value::Opaque(o) => o.type_name(),
+        }
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Bool(b)
+    }
+}
+impl From<i64> for Value {
+    fn from(i: i64) -> Value {
+        Value::Int(i)
+    }
+}
+impl From<u64> for Value {
+    fn from(u: u64) -> Value {
+        Value::Uint(u)
+    }
+}
+impl From<f64> for Value {
+    fn from(d: f64) -> Value {
+        Value::Double(d)
+    }
+}
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::String(s.into())
+    }
+}
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::String(s.into())
+    }
+}
+impl From<Vec<Value>> for Value {
+    fn from(items: Vec<Value>) -> Value {
+        Value::list(items)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_is_small() {
+        assert!(std::mem::size_of::<Value>() <= 24);
+    }
+
+    #[test]
+    fn numeric_key_lookup_crosses_types() {
+        let m = MapValue::new();
+        let mut m = m;
+        m.insert(Key::Int(1), Value::from("a"));
+        m.insert(Key::Uint(2), Value::from("b"));
+        assert!(m.get(&Value::Uint(1)).unwrap().is_some());
+        assert!(m.get(&Value::Double(1.0)).unwrap().is_some());
+        assert!(m.get(&Value::Int(2)).unwrap().is_some());
+        assert!(m.get(&Value::Double(1.5)).unwrap().is_none());
+        assert!(m.get(&Value::Null).is_err());
+    }
+
+    #[test]
+    fn prehashed_lookup_agrees() {
+        let mut m = MapValue::new();
+        m.insert(Key::String("name".into()), Value::Int(7));
+        let h = MapHasher::hash_key(KeyRef::String("name"));
+        assert!(m.get_prehashed(h, KeyRef::String("name")).is_some());
+    }
+
+    #[test]
+    fn deep_list_drops_without_overflow() {
+        let mut v = Value::list(vec![]);
+        for _ in 0..200_000 {
+            v = Value::list(vec![v]);
+        }
+        drop(v);
+    }
+}

@@ -1,0 +1,1 @@
+//! celerity (in progress).
