@@ -1,1 +1,299 @@
-fn main() {}
+//! The `spec-tests` binary: runs cel-spec's conformance corpus against a Celerity backend.
+//!
+//! ```text
+//! cargo run --release -p spec-tests -- [--backend NAME] [--file NAME]... [--summary PATH]
+//!     [--known-failures PATH] [--write-known-failures]
+//! ```
+//!
+//! This file owns the command line, the exit status and the order of the output; the work is
+//! in the library. Exit status: 0 when the run agrees with the known-failures list, 1 when a
+//! test fails that is not listed, a listed test does not fail, or a file does not load, 2 for
+//! usage and setup errors. Missing conformance data exits 0 with a note (so a checkout
+//! without the data still builds and tests), except under `CI=true`, where it exits 1.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use spec_tests::corpus::{self, Corpus, LoadError};
+use spec_tests::known_failures::{self, KnownFailures};
+use spec_tests::report;
+use spec_tests::runner::{self, BACKENDS, Status};
+
+const USAGE: &str = "\
+usage: spec-tests [--backend NAME] [--file NAME]... [--summary PATH]
+                  [--known-failures PATH] [--write-known-failures]
+
+  --backend NAME          the backend to run (default: interpreter; known: BACKENDS)
+  --file NAME             run only this file (basic, lists, ...; repeatable)
+  --summary PATH          write a JSON summary of the counts to PATH
+  --known-failures PATH   the known-failures list (default: spec-tests/known-failures.txt)
+  --write-known-failures  rewrite the known-failures list from this run's failures
+
+Reads cel-spec from $CEL_SPEC_DIR (default: ../shared/cel-spec next to the workspace).";
+
+/// The parsed command line.
+#[derive(Debug)]
+struct Args {
+    backend: String,
+    files: Vec<String>,
+    summary: Option<PathBuf>,
+    known_failures: PathBuf,
+    write_known_failures: bool,
+}
+
+fn default_known_failures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("known-failures.txt")
+}
+
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
+    let mut out = Args {
+        backend: BACKENDS[0].to_string(),
+        files: Vec::new(),
+        summary: None,
+        known_failures: default_known_failures(),
+        write_known_failures: false,
+    };
+    while let Some(arg) = args.next() {
+        // Accept both `--flag value` and `--flag=value`.
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ => (arg.clone(), None),
+        };
+        let mut value = |name: &str| {
+            inline
+                .clone()
+                .or_else(|| args.next())
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        match flag.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "--backend" => out.backend = value("--backend")?,
+            "--file" => {
+                let f = value("--file")?;
+                out.files
+                    .push(f.strip_suffix(".textproto").unwrap_or(&f).to_string());
+            }
+            "--summary" => out.summary = Some(PathBuf::from(value("--summary")?)),
+            "--known-failures" => out.known_failures = PathBuf::from(value("--known-failures")?),
+            "--write-known-failures" if inline.is_none() => out.write_known_failures = true,
+            _ => return Err(format!("unknown argument `{arg}`")),
+        }
+    }
+    Ok(Some(out))
+}
+
+fn usage() -> String {
+    USAGE.replace("BACKENDS", &BACKENDS.join(", "))
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args(std::env::args().skip(1)) {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            println!("{}", usage());
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("spec-tests: {e}\n\n{}", usage());
+            return ExitCode::from(2);
+        }
+    };
+    let mut out = String::new();
+    let code = run(&args, &mut out);
+    emit(&out);
+    code
+}
+
+/// Writes the report to stdout. Errors (a closed pipe, say) are ignored: the exit status
+/// still tells the outcome, and a reader that stopped reading wants no more output.
+fn emit(text: &str) {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+}
+
+fn run(args: &Args, out: &mut String) -> ExitCode {
+    let Some(stages) = runner::pipeline(&args.backend) else {
+        eprintln!(
+            "spec-tests: unknown backend `{}`; known backends: {}",
+            args.backend,
+            BACKENDS.join(", ")
+        );
+        return ExitCode::from(2);
+    };
+
+    let dir = corpus::spec_dir();
+    let corpus = match Corpus::load_selected(&dir, &args.files) {
+        Ok(c) => c,
+        Err(e @ LoadError::DataNotFound { .. }) => {
+            let _ = writeln!(out, "{e}");
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                eprintln!("spec-tests: CI=true, so missing conformance data is an error");
+                return ExitCode::from(1);
+            }
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("spec-tests: {e}");
+            return ExitCode::from(2);
+        }
+    };
+
+    let known = match KnownFailures::read(&args.known_failures) {
+        Ok(k) => k,
+        Err(errors) => {
+            eprintln!(
+                "spec-tests: malformed known-failures file {}:",
+                args.known_failures.display()
+            );
+            for e in errors {
+                eprintln!("  {e}");
+            }
+            return ExitCode::from(2);
+        }
+    };
+    if known.is_none() && !args.write_known_failures {
+        let _ = writeln!(
+            out,
+            "note: no known-failures file at {}; every failure is unexpected",
+            args.known_failures.display()
+        );
+    }
+
+    let results = runner::run_corpus(&stages, &corpus);
+
+    let stage_names: Vec<&str> = stages.iter().map(|s| s.name()).collect();
+    let _ = writeln!(
+        out,
+        "backend: {} (stages: {})\nconformance data: {} ({} files, {} sections, {} tests)\n",
+        args.backend,
+        stage_names.join(", "),
+        corpus.dir.display(),
+        corpus.files.len() + corpus.broken.len(),
+        corpus.section_count(),
+        results.len()
+    );
+    out.push_str(&report::table(&corpus, &results));
+    out.push('\n');
+    let broken = report::broken_files(&corpus.broken);
+    if !broken.is_empty() {
+        let _ = writeln!(out, "{broken}");
+    }
+    out.push_str(&report::failures(&results, known.as_ref()));
+    out.push('\n');
+    out.push_str(&report::skips(&results));
+    let early = report::expected_errors(&results);
+    if !early.is_empty() {
+        out.push('\n');
+        out.push_str(&early);
+    }
+    out.push('\n');
+
+    if let Some(path) = &args.summary {
+        let summary = report::summary_json(&args.backend, &corpus, &results);
+        let text = match serde_json::to_string_pretty(&summary) {
+            Ok(t) => t + "\n",
+            Err(e) => {
+                eprintln!("spec-tests: cannot serialise the summary: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("spec-tests: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+        let _ = writeln!(out, "summary written to {}", path.display());
+    }
+
+    let run_files: HashSet<String> = corpus
+        .files
+        .iter()
+        .map(|f| f.name.clone())
+        .chain(corpus.broken.iter().map(|b| b.name.clone()))
+        .collect();
+    let list_path = args.known_failures.display().to_string();
+
+    if args.write_known_failures {
+        let failures: Vec<(String, String)> = results
+            .iter()
+            .filter_map(|r| match &r.status {
+                Status::Failed { reason, .. } => Some((r.case.id.clone(), reason.clone())),
+                _ => None,
+            })
+            .collect();
+        let list = KnownFailures::regenerate(known.as_ref(), &failures, &run_files);
+        if let Err(e) = std::fs::write(&args.known_failures, list.render()) {
+            eprintln!("spec-tests: cannot write {list_path}: {e}");
+            return ExitCode::from(2);
+        }
+        let _ = writeln!(
+            out,
+            "wrote {} known failures to {list_path}",
+            list.entries.len()
+        );
+        return if corpus.broken.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        };
+    }
+
+    let verdicts = results
+        .iter()
+        .map(|r| (r.case.id.as_str(), r.status.verdict()));
+    let comparison = known_failures::compare(&known.unwrap_or_default(), verdicts, &run_files);
+    out.push_str(&report::comparison(&comparison, &list_path));
+
+    if comparison.is_clean() && corpus.broken.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        if !corpus.broken.is_empty() {
+            let _ = writeln!(out, "{} file(s) could not be loaded", corpus.broken.len());
+        }
+        ExitCode::from(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Result<Option<Args>, String> {
+        parse_args(list.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn parses_the_interface() {
+        let a = args(&[
+            "--backend",
+            "interpreter",
+            "--file",
+            "basic",
+            "--file=lists.textproto",
+            "--summary",
+            "s.json",
+            "--known-failures",
+            "k.txt",
+        ])
+        .unwrap()
+        .unwrap();
+        assert_eq!(a.backend, "interpreter");
+        assert_eq!(a.files, vec!["basic", "lists"]);
+        assert_eq!(a.summary, Some(PathBuf::from("s.json")));
+        assert_eq!(a.known_failures, PathBuf::from("k.txt"));
+        assert!(!a.write_known_failures);
+    }
+
+    #[test]
+    fn defaults_and_errors() {
+        let a = args(&[]).unwrap().unwrap();
+        assert_eq!(a.backend, "interpreter");
+        assert!(a.known_failures.ends_with("spec-tests/known-failures.txt"));
+        assert!(args(&["--file"]).is_err());
+        assert!(args(&["--bogus"]).is_err());
+        assert!(args(&["--help"]).unwrap().is_none());
+    }
+}
