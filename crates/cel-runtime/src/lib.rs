@@ -19,6 +19,7 @@ pub mod convert;
 mod error;
 pub mod format;
 mod functions;
+pub mod optional;
 pub mod regex;
 pub mod stdlib;
 pub mod strings;

@@ -1,1 +1,897 @@
-//! (in progress)
+//! Regular expressions for `matches`, with Go's RE2 syntax and meaning on top of the `regex`
+//! crate.
+//!
+//! A pattern is first read the way Go's `regexp/syntax` reads it and rewritten into the
+//! `regex` crate's dialect, so the two engines agree where their syntax differs:
+//!
+//! * `\d`, `\s`, `\w`, `\b` are ASCII-only in Go (and Go's `\s` has no `\v`); the `regex`
+//!   crate makes them Unicode-aware. They are rewritten to explicit ASCII classes.
+//! * Inside brackets the `regex` crate gives meaning to `[` (nested classes), `&&`, `--` and
+//!   `~~`; Go reads them literally. Class members are written as `\x{..}` escapes.
+//! * A `{` that does not start a valid `{n}`, `{n,}` or `{n,m}` (with no leading zeros) is a
+//!   literal in Go; counts above 1000 are errors ("invalid repeat count").
+//! * `\Q…\E` quoting, octal escapes (`\0`, `\12`, `\123`), `\p{^Greek}` and any escaped
+//!   ASCII punctuation are supported as in Go; `(?x)`, `\Z`, `\e` and other escapes Go
+//!   rejects are rejected. Stacked repetition (`a**`) is an error, as in Go.
+//!
+//! Errors read like Go's: `error parsing regexp: missing closing ]: `[``. The common
+//! mistakes (missing `]` or `)`, unexpected `)`, bad escapes, trailing backslash, repetition
+//! without operand, nested repetition, bad repeat counts, bad ranges, bad flags and group
+//! names) are detected here with Go's exact text; anything the `regex` crate rejects beyond
+//! that is mapped to the closest Go message.
+//!
+//! Known remaining differences: Unicode property names the `regex` crate knows but Go does
+//! not (scripts added in newer Unicode versions) are accepted; Go's limit on the total size of
+//! nested repetitions (`(a{1000}){1000}`) is approximated by the compiled-size limit.
+//!
+//! Compiled programs are bounded ([`SIZE_LIMIT`]) so that a hostile pattern cannot take
+//! unbounded memory. [`compile_cached`] keeps a small shared cache for patterns that are not
+//! constants (the interpreter compiles constant patterns once itself).
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
+
+use crate::{Error, Result};
+
+/// The most memory a compiled pattern may use (and, separately, its lazy DFA cache).
+pub const SIZE_LIMIT: usize = 16 << 20;
+
+/// How many patterns [`compile_cached`] keeps.
+pub const CACHE_CAPACITY: usize = 256;
+
+/// A regular-expression syntax error in Go's words.
+struct GoError {
+    code: &'static str,
+    expr: String,
+}
+
+impl GoError {
+    fn new(code: &'static str, expr: &str) -> GoError {
+        GoError {
+            code,
+            expr: expr.to_string(),
+        }
+    }
+
+    fn into_error(self) -> Error {
+        Error::new(format!(
+            "error parsing regexp: {}: `{}`",
+            self.code, self.expr
+        ))
+    }
+}
+
+const MISSING_BRACKET: &str = "missing closing ]";
+const MISSING_PAREN: &str = "missing closing )";
+const UNEXPECTED_PAREN: &str = "unexpected )";
+const INVALID_ESCAPE: &str = "invalid escape sequence";
+const TRAILING_BACKSLASH: &str = "trailing backslash at end of expression";
+const MISSING_REPEAT_ARG: &str = "missing argument to repetition operator";
+const INVALID_REPEAT_OP: &str = "invalid nested repetition operator";
+const INVALID_REPEAT_SIZE: &str = "invalid repeat count";
+const INVALID_CHAR_RANGE: &str = "invalid character class range";
+const INVALID_PERL_OP: &str = "invalid or unsupported Perl syntax";
+const INVALID_NAMED_CAPTURE: &str = "invalid named capture";
+const EXPRESSION_TOO_LARGE: &str = "expression too large";
+const NESTS_TOO_DEEPLY: &str = "expression nests too deeply";
+
+/// Go's general categories, which `\p{..}` accepts besides script names and `Any`.
+const CATEGORIES: &[&str] = &[
+    "C", "Cc", "Cf", "Co", "Cs", "L", "Ll", "Lm", "Lo", "Lt", "Lu", "M", "Mc", "Me", "Mn", "N",
+    "Nd", "Nl", "No", "P", "Pc", "Pd", "Pe", "Pf", "Pi", "Po", "Ps", "S", "Sc", "Sk", "Sm", "So",
+    "Z", "Zl", "Zp", "Zs",
+];
+
+/// Go's POSIX class names (inside `[[:name:]]`).
+const POSIX: &[&str] = &[
+    "alnum", "alpha", "ascii", "blank", "cntrl", "digit", "graph", "lower", "print", "punct",
+    "space", "upper", "word", "xdigit",
+];
+
+/// One element of a character class after reading.
+enum ClassItem {
+    /// A range of code points (a single character is `lo == hi`).
+    Range(char, char),
+    /// Text to copy into the class as is (an ASCII or Unicode class).
+    Raw(String),
+}
+
+struct Translator<'a> {
+    src: &'a str,
+    pos: usize,
+    out: String,
+    /// Byte offsets of open groups.
+    groups: Vec<usize>,
+    /// Whether the previous item can take a repetition operator.
+    can_repeat: bool,
+    /// Where the previous item's repetition operator started, if the previous item was one.
+    last_repeat: Option<usize>,
+}
+
+fn push_char_escaped(out: &mut String, c: char) {
+    if c.is_ascii_alphanumeric() {
+        out.push(c);
+    } else {
+        let _ = write!(out, "\\x{{{:X}}}", c as u32);
+    }
+}
+
+/// The ASCII class text (without brackets) and whether it is negated, for `\d \s \w` and
+/// their upper-case negations.
+fn perl_class(c: char) -> Option<(&'static str, bool)> {
+    Some(match c {
+        'd' => ("0-9", false),
+        'D' => ("0-9", true),
+        's' => ("\\t\\n\\f\\r ", false),
+        'S' => ("\\t\\n\\f\\r ", true),
+        'w' => ("0-9A-Za-z_", false),
+        'W' => ("0-9A-Za-z_", true),
+        _ => return None,
+    })
+}
+
+impl<'a> Translator<'a> {
+    fn rest(&self) -> &'a str {
+        self.src.get(self.pos..).unwrap_or("")
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.rest().chars().next()
+    }
+
+    fn peek_at(&self, n: usize) -> Option<char> {
+        self.rest().chars().nth(n)
+    }
+
+    fn bump(&mut self) -> Option<char> {
+        let c = self.peek()?;
+        self.pos += c.len_utf8();
+        Some(c)
+    }
+
+    fn slice(&self, from: usize, to: usize) -> &'a str {
+        self.src.get(from..to).unwrap_or("")
+    }
+
+    fn run(mut self) -> std::result::Result<String, GoError> {
+        while let Some(c) = self.peek() {
+            match c {
+                '(' => self.open_group()?,
+                ')' => {
+                    if self.groups.pop().is_none() {
+                        return Err(GoError::new(UNEXPECTED_PAREN, self.src));
+                    }
+                    self.pos += 1;
+                    self.out.push(')');
+                    self.operand();
+                }
+                '|' => {
+                    self.pos += 1;
+                    self.out.push('|');
+                    self.can_repeat = false;
+                    self.last_repeat = None;
+                }
+                '*' | '+' | '?' => {
+                    let start = self.pos;
+                    self.pos += 1;
+                    self.repetition(start)?;
+                }
+                '{' => {
+                    let start = self.pos;
+                    match self.counted_repetition() {
+                        Some((min, max)) => {
+                            if min > 1000 || max > 1000 || (max >= 0 && min > max) {
+                                return Err(GoError::new(
+                                    INVALID_REPEAT_SIZE,
+                                    self.slice(start, self.pos),
+                                ));
+                            }
+                            self.repetition(start)?;
+                        }
+                        None => {
+                            self.pos = start + 1;
+                            self.out.push_str("\\{");
+                            self.operand();
+                        }
+                    }
+                }
+                '[' => self.class()?,
+                '\\' => self.escape_outside()?,
+                '}' | ']' => {
+                    self.pos += 1;
+                    push_char_escaped(&mut self.out, c);
+                    self.operand();
+                }
+                _ => {
+                    self.pos += c.len_utf8();
+                    self.out.push(c);
+                    self.operand();
+                }
+            }
+        }
+        if !self.groups.is_empty() {
+            return Err(GoError::new(MISSING_PAREN, self.src));
+        }
+        Ok(self.out)
+    }
+
+    /// Notes that an operand (something repeatable) was just written.
+    fn operand(&mut self) {
+        self.can_repeat = true;
+        self.last_repeat = None;
+    }
+
+    /// Handles a repetition operator whose text runs from `start` to the current position:
+    /// takes a lazy `?`, checks for stacking and a missing operand, copies it.
+    fn repetition(&mut self, start: usize) -> std::result::Result<(), GoError> {
+        if self.peek() == Some('?') {
+            self.pos += 1;
+        }
+        if let Some(prev) = self.last_repeat {
+            return Err(GoError::new(INVALID_REPEAT_OP, self.slice(prev, self.pos)));
+        }
+        if !self.can_repeat {
+            return Err(GoError::new(
+                MISSING_REPEAT_ARG,
+                self.slice(start, self.pos),
+            ));
+        }
+        let text = self.slice(start, self.pos);
+        self.out.push_str(text);
+        self.last_repeat = Some(start);
+        Ok(())
+    }
+
+    /// Reads `{n}`, `{n,}` or `{n,m}` at the current position (max −1 for none), leaving the
+    /// position after `}`; `None` (position unspecified) when the text is not one, in which
+    /// case Go reads `{` as a literal.
+    fn counted_repetition(&mut self) -> Option<(i64, i64)> {
+        self.pos += 1;
+        let min = self.repeat_number()?;
+        let max = match self.peek()? {
+            ',' => {
+                self.pos += 1;
+                if self.peek()? == '}' {
+                    -1
+                } else {
+                    self.repeat_number()?
+                }
+            }
+            _ => min,
+        };
+        if self.peek()? != '}' {
+            return None;
+        }
+        self.pos += 1;
+        Some((min, max))
+    }
+
+    /// A decimal number without leading zeros; very long numbers count as too big.
+    fn repeat_number(&mut self) -> Option<i64> {
+        let start = self.pos;
+        if !self.peek()?.is_ascii_digit() {
+            return None;
+        }
+        if self.peek() == Some('0') && self.peek_at(1).is_some_and(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.pos += 1;
+        }
+        let digits = self.slice(start, self.pos);
+        Some(if digits.len() > 8 {
+            i64::MAX
+        } else {
+            digits.parse().unwrap_or(i64::MAX)
+        })
+    }
+
+    fn open_group(&mut self) -> std::result::Result<(), GoError> {
+        let start = self.pos;
+        if self.peek_at(1) != Some('?') {
+            self.pos += 1;
+            self.groups.push(start);
+            self.out.push('(');
+            self.can_repeat = false;
+            self.last_repeat = None;
+            return Ok(());
+        }
+        let rest = self.rest();
+        // Named groups: (?P<name>…) and (?<name>…).
+        let name_at = if rest.starts_with("(?P<") {
+            Some(4)
+        } else if rest.starts_with("(?<") {
+            Some(3)
+        } else {
+            None
+        };
+        if let Some(name_at) = name_at {
+            let Some(end) = rest.find('>') else {
+                return Err(GoError::new(INVALID_NAMED_CAPTURE, rest));
+            };
+            let name = rest.get(name_at..end).unwrap_or("");
+            let capture = rest.get(..=end).unwrap_or(rest);
+            if name.is_empty() || !name.chars().all(|c| c == '_' || c.is_alphanumeric()) {
+                return Err(GoError::new(INVALID_NAMED_CAPTURE, capture));
+            }
+            self.pos += end + 1;
+            self.groups.push(start);
+            let _ = write!(self.out, "(?P<{name}>");
+            self.can_repeat = false;
+            self.last_repeat = None;
+            return Ok(());
+        }
+        // Flags: (?flags) or (?flags:…), flags among i m s U, with one optional '-'.
+        self.pos += 2;
+        let mut flags = String::new();
+        let mut negated = false;
+        let mut saw_flag = false;
+        loop {
+            let Some(c) = self.bump() else {
+                return Err(GoError::new(INVALID_PERL_OP, self.slice(start, self.pos)));
+            };
+            match c {
+                'i' | 'm' | 's' | 'U' => {
+                    flags.push(c);
+                    saw_flag = true;
+                }
+                '-' if !negated => {
+                    negated = true;
+                    saw_flag = false;
+                    flags.push('-');
+                }
+                ':' | ')' if !negated || saw_flag => {
+                    if c == ':' {
+                        self.groups.push(start);
+                        let _ = write!(self.out, "(?{flags}:");
+                        self.can_repeat = false;
+                        self.last_repeat = None;
+                    } else if !flags.is_empty() {
+                        let _ = write!(self.out, "(?{flags})");
+                    }
+                    return Ok(());
+                }
+                _ => {
+                    return Err(GoError::new(INVALID_PERL_OP, self.slice(start, self.pos)));
+                }
+            }
+        }
+    }
+
+    /// Reads the escape at the current position (a backslash and what follows) as a single
+    /// character, Go's `parseEscape`. `None` when it is not a character escape.
+    fn escape_char(&mut self) -> std::result::Result<char, GoError> {
+        let start = self.pos;
+        self.pos += 1; // the backslash
+        let Some(c) = self.bump() else {
+            return Err(GoError::new(TRAILING_BACKSLASH, ""));
+        };
+        let invalid = |t: &Translator<'_>| GoError::new(INVALID_ESCAPE, t.slice(start, t.pos));
+        match c {
+            '1'..='7' if !self.peek().is_some_and(|d| ('0'..='7').contains(&d)) => {
+                Err(invalid(self))
+            }
+            '0'..='7' => {
+                let mut v = c as u32 - '0' as u32;
+                for _ in 0..2 {
+                    match self.peek() {
+                        Some(d @ '0'..='7') => {
+                            v = v * 8 + (d as u32 - '0' as u32);
+                            self.pos += 1;
+                        }
+                        _ => break,
+                    }
+                }
+                char::from_u32(v).ok_or_else(|| invalid(self))
+            }
+            'x' => {
+                let Some(first) = self.bump() else {
+                    return Err(invalid(self));
+                };
+                if first == '{' {
+                    let mut v: u32 = 0;
+                    let mut n = 0;
+                    loop {
+                        let Some(d) = self.bump() else {
+                            return Err(invalid(self));
+                        };
+                        if d == '}' {
+                            break;
+                        }
+                        let Some(h) = d.to_digit(16) else {
+                            return Err(invalid(self));
+                        };
+                        v = v * 16 + h;
+                        if v > 0x10_FFFF {
+                            return Err(invalid(self));
+                        }
+                        n += 1;
+                    }
+                    if n == 0 {
+                        return Err(invalid(self));
+                    }
+                    return char::from_u32(v).ok_or_else(|| invalid(self));
+                }
+                let second = self.bump();
+                match (first.to_digit(16), second.and_then(|s| s.to_digit(16))) {
+                    (Some(x), Some(y)) => char::from_u32(x * 16 + y).ok_or_else(|| invalid(self)),
+                    _ => Err(invalid(self)),
+                }
+            }
+            'a' => Ok('\u{7}'),
+            'f' => Ok('\u{c}'),
+            'n' => Ok('\n'),
+            'r' => Ok('\r'),
+            't' => Ok('\t'),
+            'v' => Ok('\u{b}'),
+            c if c.is_ascii() && !c.is_ascii_alphanumeric() => Ok(c),
+            _ => Err(invalid(self)),
+        }
+    }
+
+    /// Reads `\p…` / `\P…` at the current position into class text for the `regex` crate
+    /// (without brackets) and whether it is negated.
+    fn unicode_class(&mut self) -> std::result::Result<(String, bool), GoError> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut negated = self.bump() == Some('P');
+        let name = match self.bump() {
+            Some('{') => {
+                let rest = self.rest();
+                let Some(end) = rest.find('}') else {
+                    return Err(GoError::new(
+                        INVALID_CHAR_RANGE,
+                        self.slice(start, self.src.len()),
+                    ));
+                };
+                self.pos += end + 1;
+                rest.get(..end).unwrap_or("").to_string()
+            }
+            Some(c) => c.to_string(),
+            None => return Err(GoError::new(INVALID_ESCAPE, self.slice(start, self.pos))),
+        };
+        let mut name = name.as_str();
+        if let Some(n) = name.strip_prefix('^') {
+            negated = !negated;
+            name = n;
+        }
+        let text = if name == "Any" {
+            "\\x{0}-\\x{10FFFF}".to_string()
+        } else if CATEGORIES.contains(&name) {
+            format!("\\p{{gc={name}}}")
+        } else if name.starts_with(|c: char| c.is_ascii_uppercase())
+            && name.chars().all(|c| c.is_ascii_alphabetic() || c == '_')
+        {
+            format!("\\p{{sc={name}}}")
+        } else {
+            return Err(GoError::new(
+                INVALID_CHAR_RANGE,
+                self.slice(start, self.pos),
+            ));
+        };
+        Ok((text, negated))
+    }
+
+    fn escape_outside(&mut self) -> std::result::Result<(), GoError> {
+        let next = self.peek_at(1);
+        match next {
+            None => return Err(GoError::new(TRAILING_BACKSLASH, "")),
+            Some('Q') => {
+                self.pos += 2;
+                let rest = self.rest();
+                let (lit, skip) = match rest.find("\\E") {
+                    Some(i) => (rest.get(..i).unwrap_or(""), i + 2),
+                    None => (rest, rest.len()),
+                };
+                self.pos += skip;
+                for c in lit.chars() {
+                    push_char_escaped(&mut self.out, c);
+                    self.operand();
+                }
+                return Ok(());
+            }
+            Some(c @ ('A' | 'z')) => {
+                self.pos += 2;
+                let _ = write!(self.out, "\\{c}");
+                self.operand();
+                return Ok(());
+            }
+            Some(c @ ('b' | 'B')) => {
+                self.pos += 2;
+                let _ = write!(self.out, "(?-u:\\{c})");
+                self.operand();
+                return Ok(());
+            }
+            Some('p' | 'P') => {
+                let (text, negated) = self.unicode_class()?;
+                let _ = write!(self.out, "[{}{text}]", if negated { "^" } else { "" });
+                self.operand();
+                return Ok(());
+            }
+            Some(c) => {
+                if let Some((text, negated)) = perl_class(c) {
+                    self.pos += 2;
+                    let _ = write!(self.out, "[{}{text}]", if negated { "^" } else { "" });
+                    self.operand();
+                    return Ok(());
+                }
+            }
+        }
+        let c = self.escape_char()?;
+        push_char_escaped(&mut self.out, c);
+        self.operand();
+        Ok(())
+    }
+
+    /// Reads one class member that may be a range endpoint.
+    fn class_char(&mut self, class_start: usize) -> std::result::Result<char, GoError> {
+        match self.peek() {
+            None => Err(GoError::new(
+                MISSING_BRACKET,
+                self.slice(class_start, self.src.len()),
+            )),
+            Some('\\') => self.escape_char(),
+            Some(c) => {
+                self.pos += c.len_utf8();
+                Ok(c)
+            }
+        }
+    }
+
+    fn class(&mut self) -> std::result::Result<(), GoError> {
+        let class_start = self.pos;
+        self.pos += 1;
+        let negated = if self.peek() == Some('^') {
+            self.pos += 1;
+            true
+        } else {
+            false
+        };
+        let mut items: Vec<ClassItem> = Vec::new();
+        let mut first = true;
+        loop {
+            let Some(c) = self.peek() else {
+                return Err(GoError::new(
+                    MISSING_BRACKET,
+                    self.slice(class_start, self.src.len()),
+                ));
+            };
+            if c == ']' && !first {
+                self.pos += 1;
+                break;
+            }
+            first = false;
+            // POSIX class [:name:] or [:^name:].
+            if c == '[' && self.peek_at(1) == Some(':') {
+                let rest = self.rest();
+                if let Some(end) = rest.get(2..).and_then(|r| r.find(":]")) {
+                    let full = rest.get(..end + 4).unwrap_or("");
+                    let inner = rest.get(2..end + 2).unwrap_or("");
+                    let bare = inner.strip_prefix('^').unwrap_or(inner);
+                    if !POSIX.contains(&bare) {
+                        return Err(GoError::new(INVALID_CHAR_RANGE, full));
+                    }
+                    self.pos += full.len();
+                    items.push(ClassItem::Raw(full.to_string()));
+                    continue;
+                }
+            }
+            if c == '\\' {
+                match self.peek_at(1) {
+                    Some('p' | 'P') => {
+                        let (text, neg) = self.unicode_class()?;
+                        items.push(ClassItem::Raw(if neg {
+                            format!("[^{text}]")
+                        } else {
+                            text
+                        }));
+                        continue;
+                    }
+                    Some(p) => {
+                        if let Some((text, neg)) = perl_class(p) {
+                            self.pos += 2;
+                            items.push(ClassItem::Raw(if neg {
+                                format!("[^{text}]")
+                            } else {
+                                text.to_string()
+                            }));
+                            continue;
+                        }
+                    }
+                    None => {}
+                }
+            }
+            let range_start = self.pos;
+            let lo = self.class_char(class_start)?;
+            if self.peek() == Some('-') && self.peek_at(1).is_some_and(|n| n != ']') {
+                self.pos += 1;
+                let hi = self.class_char(class_start)?;
+                if hi < lo {
+                    return Err(GoError::new(
+                        INVALID_CHAR_RANGE,
+                        self.slice(range_start, self.pos),
+                    ));
+                }
+                items.push(ClassItem::Range(lo, hi));
+            } else {
+                items.push(ClassItem::Range(lo, lo));
+            }
+        }
+        self.out.push('[');
+        if negated {
+            self.out.push('^');
+        }
+        for item in items {
+            match item {
+                ClassItem::Raw(text) => self.out.push_str(&text),
+                ClassItem::Range(lo, hi) => {
+                    let _ = write!(self.out, "\\x{{{:X}}}", lo as u32);
+                    if hi != lo {
+                        let _ = write!(self.out, "-\\x{{{:X}}}", hi as u32);
+                    }
+                }
+            }
+        }
+        self.out.push(']');
+        self.operand();
+        Ok(())
+    }
+}
+
+/// Rewrites a Go RE2 pattern into the `regex` crate's dialect, or reports Go's error.
+fn translate(pattern: &str) -> std::result::Result<String, GoError> {
+    Translator {
+        src: pattern,
+        pos: 0,
+        out: String::with_capacity(pattern.len() + 8),
+        groups: Vec::new(),
+        can_repeat: false,
+        last_repeat: None,
+    }
+    .run()
+}
+
+/// Maps an error of the `regex` crate to Go's wording.
+fn map_regex_error(pattern: &str, e: &regex::Error) -> Error {
+    let text = e.to_string();
+    let code = if matches!(e, regex::Error::CompiledTooBig(_)) || text.contains("size limit") {
+        EXPRESSION_TOO_LARGE
+    } else if text.contains("nest limit") {
+        NESTS_TOO_DEEPLY
+    } else if text.contains("Unicode property") || text.contains("class range") {
+        INVALID_CHAR_RANGE
+    } else if text.contains("capture group name") || text.contains("capture group") {
+        INVALID_NAMED_CAPTURE
+    } else if text.contains("repetition") {
+        MISSING_REPEAT_ARG
+    } else if text.contains("escape") {
+        INVALID_ESCAPE
+    } else {
+        INVALID_PERL_OP
+    };
+    GoError::new(code, pattern).into_error()
+}
+
+/// Compiles a pattern with Go RE2 syntax and semantics (see the module docs). Errors read
+/// `error parsing regexp: <reason>: `<fragment>``.
+pub fn compile(pattern: &str) -> Result<Arc<regex::Regex>> {
+    let translated = translate(pattern).map_err(GoError::into_error)?;
+    regex::RegexBuilder::new(&translated)
+        .size_limit(SIZE_LIMIT)
+        .dfa_size_limit(SIZE_LIMIT)
+        .build()
+        .map(Arc::new)
+        .map_err(|e| map_regex_error(pattern, &e))
+}
+
+struct Cache {
+    map: HashMap<Arc<str>, Arc<regex::Regex>>,
+    order: VecDeque<Arc<str>>,
+}
+
+fn cache() -> &'static Mutex<Cache> {
+    static CACHE: std::sync::OnceLock<Mutex<Cache>> = std::sync::OnceLock::new();
+    CACHE.get_or_init(|| {
+        Mutex::new(Cache {
+            map: HashMap::new(),
+            order: VecDeque::new(),
+        })
+    })
+}
+
+/// [`compile`] through a shared, thread-safe cache of the last [`CACHE_CAPACITY`] patterns
+/// (oldest evicted first). Errors are not cached.
+pub fn compile_cached(pattern: &str) -> Result<Arc<regex::Regex>> {
+    if let Ok(c) = cache().lock()
+        && let Some(re) = c.map.get(pattern)
+    {
+        return Ok(re.clone());
+    }
+    let re = compile(pattern)?;
+    if let Ok(mut c) = cache().lock() {
+        let key: Arc<str> = Arc::from(pattern);
+        if c.map.insert(key.clone(), re.clone()).is_none() {
+            c.order.push_back(key);
+            while c.order.len() > CACHE_CAPACITY {
+                if let Some(old) = c.order.pop_front() {
+                    c.map.remove(&old);
+                }
+            }
+        }
+    }
+    Ok(re)
+}
+
+/// `s.matches(re)`: whether the pattern matches anywhere in `s` (unanchored).
+#[inline]
+pub fn is_match(re: &regex::Regex, s: &str) -> bool {
+    re.is_match(s)
+}
+
+/// `s.matches(pattern)` with a pattern compiled through [`compile_cached`].
+pub fn matches(s: &str, pattern: &str) -> Result<bool> {
+    Ok(compile_cached(pattern)?.is_match(s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(s: &str, p: &str) -> bool {
+        matches(s, p).unwrap_or_else(|e| panic!("{p}: {e}"))
+    }
+
+    fn err(p: &str) -> String {
+        compile(p).err().map(|e| e.message).unwrap_or_default()
+    }
+
+    #[test]
+    fn unanchored_and_flags() {
+        assert!(m("abc", "b"));
+        assert!(m("ABC", "(?i)b"));
+        assert!(!m("abc", "^b"));
+        assert!(m("a\nb", "(?m)^b$"));
+        assert!(m("a.b", r"a\.b"));
+        assert!(m("TesT", "(?i:t)es(?-i)T"));
+        assert!(!m("TEST", "(?i:t)es(?-i)T"));
+    }
+
+    #[test]
+    fn ascii_perl_classes() {
+        assert!(!m("١", r"\d"));
+        assert!(m("5", r"\d"));
+        assert!(!m("\u{b}", r"\s"));
+        assert!(m("\u{b}", r"\S"));
+        assert!(!m("é", r"\w"));
+        assert!(m("é", r"[\W]"));
+        assert!(m("a b", r"a\sb"));
+        assert!(m("x", r"[\d\sx]"));
+        assert!(!m("é", r"\bé\b"));
+        assert!(m("ab", r"\bab\b"));
+        assert!(m("é", r"\pL"));
+        assert!(m("é", r"\p{Latin}"));
+        assert!(!m("é", r"\p{^Latin}"));
+        assert!(m("A", r"\p{Lu}"));
+        assert!(m("Ω", r"[\p{Greek}]"));
+    }
+
+    #[test]
+    fn literal_readings() {
+        assert!(m("[", "[[]"));
+        assert!(m("&", "[a&&b]"));
+        assert!(!m("c", "[a&&b]"));
+        assert!(m("-", "[a-b-c]"));
+        assert!(m("]", "[]a]"));
+        assert!(m("a{", "a{"));
+        assert!(m("a{,5}", "a{,5}"));
+        assert!(m("a{01}", "a{01}"));
+        assert!(m("aa", "a{2}"));
+        assert!(m("a.b*", r"\Qa.b*\E"));
+        assert!(m("A", r"\101"));
+        assert!(m("\0", r"\0"));
+        assert!(m(" ", r"\ "));
+        assert!(m("_", r"\_"));
+        assert!(m("x", r"\x78"));
+        assert!(m("é", r"\x{e9}"));
+        assert!(m("a", "[[:alpha:]]"));
+        assert!(!m("a", "[[:^alpha:]]"));
+        assert!(m("ab", "a(?:)b"));
+        assert!(m("ab", "(?P<x>a)(?<y>b)"));
+        assert!(m("aaa", "a*?"));
+    }
+
+    #[test]
+    fn go_error_texts() {
+        assert_eq!(err("["), "error parsing regexp: missing closing ]: `[`");
+        assert_eq!(err("a[b"), "error parsing regexp: missing closing ]: `[b`");
+        assert_eq!(err("(a"), "error parsing regexp: missing closing ): `(a`");
+        assert_eq!(err("a)"), "error parsing regexp: unexpected ): `a)`");
+        assert_eq!(
+            err(r"\q"),
+            "error parsing regexp: invalid escape sequence: `\\q`"
+        );
+        assert_eq!(
+            err(r"\Z"),
+            "error parsing regexp: invalid escape sequence: `\\Z`"
+        );
+        assert_eq!(
+            err(r"\1"),
+            "error parsing regexp: invalid escape sequence: `\\1`"
+        );
+        assert_eq!(
+            err("a\\"),
+            "error parsing regexp: trailing backslash at end of expression: ``"
+        );
+        assert_eq!(
+            err("*"),
+            "error parsing regexp: missing argument to repetition operator: `*`"
+        );
+        assert_eq!(
+            err("(+)"),
+            "error parsing regexp: missing argument to repetition operator: `+`"
+        );
+        assert_eq!(
+            err("a|?"),
+            "error parsing regexp: missing argument to repetition operator: `?`"
+        );
+        assert_eq!(
+            err("a**"),
+            "error parsing regexp: invalid nested repetition operator: `**`"
+        );
+        assert_eq!(
+            err("a+*?"),
+            "error parsing regexp: invalid nested repetition operator: `+*?`"
+        );
+        assert_eq!(
+            err("a{1001}"),
+            "error parsing regexp: invalid repeat count: `{1001}`"
+        );
+        assert_eq!(
+            err("a{2,1}"),
+            "error parsing regexp: invalid repeat count: `{2,1}`"
+        );
+        assert_eq!(
+            err("[z-a]"),
+            "error parsing regexp: invalid character class range: `z-a`"
+        );
+        assert_eq!(
+            err("[[:foo:]]"),
+            "error parsing regexp: invalid character class range: `[:foo:]`"
+        );
+        assert_eq!(
+            err(r"\p{Foo1}"),
+            "error parsing regexp: invalid character class range: `\\p{Foo1}`"
+        );
+        assert_eq!(
+            err("(?x)a"),
+            "error parsing regexp: invalid or unsupported Perl syntax: `(?x`"
+        );
+        assert_eq!(
+            err("(?=a)"),
+            "error parsing regexp: invalid or unsupported Perl syntax: `(?=`"
+        );
+        assert_eq!(
+            err("(?P<>a)"),
+            "error parsing regexp: invalid named capture: `(?P<>`"
+        );
+        assert_eq!(
+            err("(?i-)a"),
+            "error parsing regexp: invalid or unsupported Perl syntax: `(?i-)`"
+        );
+        assert!(err(r"\p{NoSuchScript}").starts_with("error parsing regexp: "));
+    }
+
+    #[test]
+    fn size_is_bounded() {
+        let e = err(r"\pL{1000}\pL{1000}\pL{1000}\pL{1000}\pL{1000}");
+        assert!(e.starts_with("error parsing regexp: "), "{e}");
+    }
+
+    #[test]
+    fn cache_returns_same_program() {
+        let a = compile_cached("ab+c");
+        let b = compile_cached("ab+c");
+        assert!(matches!((a, b), (Ok(a), Ok(b)) if Arc::ptr_eq(&a, &b)));
+    }
+}

@@ -347,7 +347,14 @@ impl MapValue {
     /// CEL map lookup: a numeric key finds an entry whose key is numerically equal, whatever
     /// its numeric type (`{1: 'a'}[1u]`, `{1u: 'a'}[1.0]`). `None` for a missing key; `Err`
     /// for a value that cannot be a key at all.
+    #[allow(
+        clippy::result_unit_err,
+        reason = "the only failure is \"not a key type\"; callers choose the message"
+    )]
     pub fn get(&self, key: &Value) -> Result<Option<&Value>, ()> {
+        /// 2^63 and 2^64 as doubles.
+        const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
+        const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
         Ok(match key {
             Value::String(s) => self.get_exact(KeyRef::String(s)),
             Value::Bool(b) => self.get_exact(KeyRef::Bool(*b)),
@@ -366,12 +373,14 @@ impl MapValue {
                 if d.fract() != 0.0 || !d.is_finite() {
                     None
                 } else {
-                    let as_int = (d >= -9.223_372_036_854_775_808e18 && d < 9.223_372_036_854_775_808e18)
-                        .then(|| d as i64)
+                    let as_int = (-TWO_POW_63..TWO_POW_63)
+                        .contains(&d)
+                        .then_some(d as i64)
                         .and_then(|i| self.get_exact(KeyRef::Int(i)));
                     as_int.or_else(|| {
-                        (d >= 0.0 && d < 1.844_674_407_370_955_2e19)
-                            .then(|| d as u64)
+                        (0.0..TWO_POW_64)
+                            .contains(&d)
+                            .then_some(d as u64)
                             .and_then(|u| self.get_exact(KeyRef::Uint(u)))
                     })
                 }
