@@ -139,7 +139,9 @@ pub fn add_timestamp_duration(ts: Timestamp, d: Duration) -> Result<Timestamp> {
         seconds = add_int(seconds, 1)?;
         nanos -= 1_000_000_000;
     }
-    checked_timestamp(seconds, nanos as u32, ts.offset_seconds)
+    // `nanos` is in 0..1e9 for well-formed inputs; anything else is rejected as out of range.
+    let nanos = u32::try_from(nanos).unwrap_or(u32::MAX);
+    checked_timestamp(seconds, nanos, ts.offset_seconds)
 }
 
 /// `timestamp - duration`: adds the negated duration (negating `i64::MIN` nanoseconds is an

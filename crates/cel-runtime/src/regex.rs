@@ -347,8 +347,12 @@ impl<'a> Translator<'a> {
                         let _ = write!(self.out, "(?{flags}:");
                         self.can_repeat = false;
                         self.last_repeat = None;
-                    } else if !flags.is_empty() {
-                        let _ = write!(self.out, "(?{flags})");
+                    } else {
+                        if !flags.is_empty() {
+                            let _ = write!(self.out, "(?{flags})");
+                        }
+                        // Go: any token, flag groups included, ends a run of repetitions.
+                        self.last_repeat = None;
                     }
                     return Ok(());
                 }
