@@ -203,8 +203,11 @@ pub struct SourceInfo {
     /// reports the node at (the operator of a binary expression, the `(` of a call, the `.` of
     /// a select, the `[` of an index, ...). Diagnostics point at the anchor.
     pub positions: HashMap<ExprId, NodePosition>,
-    /// For each comprehension (or other node) produced by a macro, the call as written, with
-    /// its arguments replaced by [`ExprKind::Error`]-free copies. Used by the unparser.
+    /// For each comprehension (or other node) produced by a macro, keyed by the id of the
+    /// expansion's root, the call as written: a [`Call`] whose own id is 0 and whose target and
+    /// arguments are copies of the parsed ones (same ids). A macro call nested inside another's
+    /// arguments appears there as an [`ExprKind::Error`] placeholder carrying the nested
+    /// expansion's id, which is itself a key of this map (as in cel-go). Used by the unparser.
     pub macro_calls: HashMap<ExprId, Expr>,
 }
 
@@ -281,6 +284,108 @@ impl Expr {
                 f(&c.result);
             }
         }
+    }
+}
+
+impl Expr {
+    /// The depth of the tree: 1 for a leaf. Iterative, so any tree can be measured.
+    pub fn depth(&self) -> usize {
+        let mut best = 0;
+        let mut stack = vec![(self, 1usize)];
+        while let Some((e, level)) = stack.pop() {
+            best = best.max(level);
+            e.for_each_child(&mut |c| stack.push((c, level + 1)));
+        }
+        best
+    }
+
+    /// Whether two trees are the same expression, ignoring ids (of nodes, map entries and
+    /// struct fields). Doubles compare by bits, so `-0.0` differs from `0.0` and NaN equals
+    /// itself. Iterative, so any tree can be compared.
+    pub fn structurally_eq(&self, other: &Expr) -> bool {
+        let mut stack = vec![(self, other)];
+        while let Some((a, b)) = stack.pop() {
+            match (&a.kind, &b.kind) {
+                (ExprKind::Error, ExprKind::Error) => {}
+                (ExprKind::Literal(x), ExprKind::Literal(y)) => {
+                    let same = match (x, y) {
+                        (Literal::Double(x), Literal::Double(y)) => x.to_bits() == y.to_bits(),
+                        (x, y) => x == y,
+                    };
+                    if !same {
+                        return false;
+                    }
+                }
+                (ExprKind::Ident(x), ExprKind::Ident(y)) => {
+                    if x != y {
+                        return false;
+                    }
+                }
+                (ExprKind::Select(x), ExprKind::Select(y)) => {
+                    if x.field != y.field || x.test_only != y.test_only {
+                        return false;
+                    }
+                    stack.push((&x.operand, &y.operand));
+                }
+                (ExprKind::Call(x), ExprKind::Call(y)) => {
+                    if x.function != y.function || x.args.len() != y.args.len() {
+                        return false;
+                    }
+                    match (&x.target, &y.target) {
+                        (Some(t), Some(u)) => stack.push((t, u)),
+                        (None, None) => {}
+                        _ => return false,
+                    }
+                    stack.extend(x.args.iter().zip(&y.args));
+                }
+                (ExprKind::List(x), ExprKind::List(y)) => {
+                    if x.elements.len() != y.elements.len()
+                        || x.optional_indices != y.optional_indices
+                    {
+                        return false;
+                    }
+                    stack.extend(x.elements.iter().zip(&y.elements));
+                }
+                (ExprKind::Map(x), ExprKind::Map(y)) => {
+                    if x.entries.len() != y.entries.len() {
+                        return false;
+                    }
+                    for (e, f) in x.entries.iter().zip(&y.entries) {
+                        if e.optional != f.optional {
+                            return false;
+                        }
+                        stack.push((&e.key, &f.key));
+                        stack.push((&e.value, &f.value));
+                    }
+                }
+                (ExprKind::Struct(x), ExprKind::Struct(y)) => {
+                    if x.type_name != y.type_name || x.fields.len() != y.fields.len() {
+                        return false;
+                    }
+                    for (e, f) in x.fields.iter().zip(&y.fields) {
+                        if e.name != f.name || e.optional != f.optional {
+                            return false;
+                        }
+                        stack.push((&e.value, &f.value));
+                    }
+                }
+                (ExprKind::Comprehension(x), ExprKind::Comprehension(y)) => {
+                    if x.iter_var != y.iter_var
+                        || x.iter_var2 != y.iter_var2
+                        || x.accu_var != y.accu_var
+                    {
+                        return false;
+                    }
+                    stack.push((&x.iter_range, &y.iter_range));
+                    stack.push((&x.accu_init, &y.accu_init));
+                    stack.push((&x.loop_condition, &y.loop_condition));
+                    stack.push((&x.loop_step, &y.loop_step));
+                    stack.push((&x.result, &y.result));
+                }
+                _ => return false,
+            }
+        }
+        true
     }
 }
 

@@ -111,6 +111,6 @@ pub fn precedence(name: &str) -> Option<u8> {
 pub fn binary_from_text(text: &str) -> Option<&'static str> {
     OPERATORS
         .iter()
-        .find(|(n, t, _)| *t == text && n.starts_with('_') || (*t == text && *n == IN))
+        .find(|(n, t, _)| *t == text && (n.starts_with('_') || *n == IN))
         .map(|(n, _, _)| *n)
 }

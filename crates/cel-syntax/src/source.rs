@@ -101,6 +101,20 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// The offset of a diagnostic that has no position in the source, such as a limit being
+    /// exceeded; cel-go prints its location as `-1:0`.
+    pub const NO_LOCATION: u32 = u32::MAX;
+
+    /// A diagnostic with no position in the source ([`Diagnostic::NO_LOCATION`]).
+    pub fn without_location(message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(Diagnostic::NO_LOCATION, message)
+    }
+
+    /// Whether the diagnostic points into the source.
+    pub fn has_location(&self) -> bool {
+        self.offset != Diagnostic::NO_LOCATION
+    }
+
     /// A diagnostic at a byte offset.
     pub fn new(offset: u32, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
@@ -112,6 +126,9 @@ impl Diagnostic {
 
     /// Renders this diagnostic in cel-go's form against its source.
     pub fn render(&self, source: &Source) -> String {
+        if !self.has_location() {
+            return format!("ERROR: {}:-1:0: {}", source.description(), self.message);
+        }
         let loc = source.location(self.offset);
         let mut out = format!(
             "ERROR: {}:{}:{}: {}",
@@ -148,7 +165,8 @@ pub const MAX_REPORTED_ERRORS: usize = 100;
 /// positions), at most [`MAX_REPORTED_ERRORS`], joined by newlines.
 pub fn render_diagnostics(diagnostics: &[Diagnostic], source: &Source) -> String {
     let mut sorted: Vec<&Diagnostic> = diagnostics.iter().collect();
-    sorted.sort_by_key(|d| source.location(d.offset));
+    // Diagnostics without a position come first, as cel-go's line -1 sorts first.
+    sorted.sort_by_key(|d| d.has_location().then(|| source.location(d.offset)));
     let mut out = String::new();
     for (i, d) in sorted.iter().take(MAX_REPORTED_ERRORS).enumerate() {
         if i > 0 {
@@ -184,7 +202,23 @@ mod tests {
     fn wide_characters_use_full_width_dots() {
         let src = Source::new("'é' + x");
         let d = Diagnostic::new(7, "m");
-        assert_eq!(d.render(&src), "ERROR: <input>:1:7: m\n | 'é' + x\n | .．....^");
+        assert_eq!(
+            d.render(&src),
+            "ERROR: <input>:1:7: m\n | 'é' + x\n | .．....^"
+        );
+    }
+
+    #[test]
+    fn diagnostics_without_location_come_first() {
+        let src = Source::new("a");
+        let ds = [
+            Diagnostic::new(0, "second"),
+            Diagnostic::without_location("first"),
+        ];
+        assert_eq!(
+            render_diagnostics(&ds, &src),
+            "ERROR: <input>:-1:0: first\nERROR: <input>:1:1: second\n | a\n | ^"
+        );
     }
 
     #[test]
