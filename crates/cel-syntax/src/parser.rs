@@ -284,8 +284,12 @@ impl<'a> Parser<'a> {
         self.toks[self.pos].kind
     }
 
-    fn peek_at(&self, n: usize) -> Tok {
-        self.toks[(self.pos + n).min(self.toks.len() - 1)].kind
+    /// The kind of the token `n` places ahead. Looking ahead reports the lexer errors before
+    /// that token, as fetching it from ANTLR's lexer would.
+    fn peek_at(&mut self, n: usize) -> Tok {
+        let i = (self.pos + n).min(self.toks.len() - 1);
+        self.flush_lex_errors_until(i);
+        self.toks[i].kind
     }
 
     fn text(&self, t: Token) -> &'a str {
@@ -314,9 +318,13 @@ impl<'a> Parser<'a> {
     }
 
     fn flush_lex_errors(&mut self) {
+        self.flush_lex_errors_until(self.pos);
+    }
+
+    fn flush_lex_errors_until(&mut self, token: usize) {
         while !self.aborted
             && self.lex_next < self.lex_errors.len()
-            && self.lex_errors[self.lex_next].before_token <= self.pos
+            && self.lex_errors[self.lex_next].before_token <= token
         {
             let e = self.lex_errors[self.lex_next];
             self.lex_next += 1;
@@ -1361,6 +1369,11 @@ impl<'a> Parser<'a> {
 
     fn parse_field(&mut self, fields: &mut Vec<StructField>) {
         let q = (self.peek() == Tok::Question).then(|| self.bump());
+        if let (Some(q), false) = (q, self.opts.enable_optional_syntax) {
+            // Reported before the rest of the field is read, as cel-go reports it even when
+            // the field is malformed.
+            self.semantic_error(q.start, 0, "unsupported syntax '?'");
+        }
         let t = self.tok();
         let escaped = match t.kind {
             Tok::Ident => false,
@@ -1390,8 +1403,7 @@ impl<'a> Parser<'a> {
         };
         let value = self.parse_expr_hint(EXPR_START);
         let start = q.map_or(t.start, |q| q.start);
-        if let (Some(q), false) = (q, self.opts.enable_optional_syntax) {
-            self.semantic_error(q.start, field_id, "unsupported syntax '?'");
+        if q.is_some() && !self.opts.enable_optional_syntax {
             return;
         }
         if escaped && !self.opts.enable_identifier_escapes {
