@@ -321,6 +321,7 @@ impl<'a> Parser<'a> {
         self.flush_lex_errors_until(self.pos);
     }
 
+    #[inline(never)]
     fn flush_lex_errors_until(&mut self, token: usize) {
         while !self.aborted
             && self.lex_next < self.lex_errors.len()
@@ -344,6 +345,7 @@ impl<'a> Parser<'a> {
 
     // ---- diagnostics ----
 
+    #[inline(never)]
     fn syntax_error(&mut self, offset: u32, message: String) {
         if self.aborted {
             return;
@@ -367,6 +369,7 @@ impl<'a> Parser<'a> {
 
     /// A grammar error: reported unless an earlier error is still being recovered from, and
     /// counted as one recovery attempt either way.
+    #[inline(never)]
     fn parse_error(&mut self, offset: u32, message: String) {
         if self.aborted {
             return;
@@ -390,6 +393,7 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline(never)]
     fn semantic_error(&mut self, offset: u32, expr_id: ExprId, message: impl Into<String>) {
         if self.aborted {
             return;
@@ -432,6 +436,7 @@ impl<'a> Parser<'a> {
 
     /// Reports a node that is too deep and replaces it by an error placeholder, so that the
     /// tree stays bounded whatever the input.
+    #[inline(never)]
     fn too_deep(&mut self, id: ExprId, at: At) -> Node {
         if !self.depth_reported {
             self.depth_reported = true;
@@ -456,6 +461,7 @@ impl<'a> Parser<'a> {
     /// `counts` says whether the construct counts towards cel-go's visitor depth (operators,
     /// selections, member calls and indexes do; literals, identifiers, global calls, unary
     /// operators, `&&`/`||` and aggregates do not).
+    #[inline(never)]
     fn finish(&mut self, id: ExprId, kind: ExprKind, at: At, counts: bool) -> Node {
         let expr = Expr::new(id, kind);
         let mut real = 0;
@@ -480,12 +486,14 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline(never)]
     fn error_node(&mut self, at: At) -> Node {
         let id = self.new_id();
         self.finish(id, ExprKind::Error, at, false)
     }
 
     /// An error placeholder at the current token.
+    #[inline(never)]
     fn error_here(&mut self) -> Node {
         let t = self.tok();
         self.error_node(At {
@@ -570,6 +578,20 @@ impl<'a> Parser<'a> {
         }
         let cond = self.parse_or();
         let result = if self.peek() == Tok::Question {
+            self.parse_conditional(cond)
+        } else {
+            cond
+        };
+        self.nesting -= 1;
+        result
+    }
+
+    /// The rest of `cond ? then : else`, at the `?`. Kept out of [`Parser::parse_expr`] (as
+    /// the other continuations are kept out of their fast paths) so that the frames on the
+    /// recursive path stay small: the parser's stack use is proportional to the nesting.
+    #[inline(never)]
+    fn parse_conditional(&mut self, cond: Node) -> Node {
+        {
             let q = self.bump();
             let id = self.new_id();
             let then = self.parse_or();
@@ -590,31 +612,29 @@ impl<'a> Parser<'a> {
                 at,
                 true,
             )
-        } else {
-            cond
-        };
-        self.nesting -= 1;
-        result
+        }
     }
 
     fn parse_or(&mut self) -> Node {
-        self.parse_logic(Tok::OrOr, operators::LOGICAL_OR)
+        let first = self.parse_and();
+        if self.peek() != Tok::OrOr {
+            return first;
+        }
+        self.parse_logic(first, Tok::OrOr, operators::LOGICAL_OR)
     }
 
     fn parse_and(&mut self) -> Node {
-        self.parse_logic(Tok::AndAnd, operators::LOGICAL_AND)
-    }
-
-    /// A chain of `||` (or `&&`) terms, built into cel-go's balanced tree.
-    fn parse_logic(&mut self, op: Tok, function: &'static str) -> Node {
-        let first = if op == Tok::OrOr {
-            self.parse_and()
-        } else {
-            self.parse_binary(1)
-        };
-        if self.peek() != op {
+        let first = self.parse_binary(1);
+        if self.peek() != Tok::AndAnd {
             return first;
         }
+        self.parse_logic(first, Tok::AndAnd, operators::LOGICAL_AND)
+    }
+
+    /// The rest of a chain of `||` (or `&&`) terms after the first, built into cel-go's
+    /// balanced tree.
+    #[inline(never)]
+    fn parse_logic(&mut self, first: Node, op: Tok, function: &'static str) -> Node {
         let mut terms = vec![first];
         let mut ops = Vec::new();
         while self.peek() == op && !self.aborted {
@@ -634,6 +654,7 @@ impl<'a> Parser<'a> {
 
     /// Builds the balanced tree over `terms[lo..=hi+1]` joined by `ops[lo..=hi]`, choosing the
     /// root as cel-go's logic manager does.
+    #[inline(never)]
     fn balance(
         &mut self,
         function: &'static str,
@@ -673,7 +694,15 @@ impl<'a> Parser<'a> {
 
     /// Relations (level 1), additive (2) and multiplicative (3) operators, left-associative.
     fn parse_binary(&mut self, min_level: u8) -> Node {
-        let mut lhs = self.parse_unary();
+        let lhs = self.parse_unary();
+        match binary_op(self.peek()) {
+            Some((level, _)) if level >= min_level => self.parse_binary_rest(lhs, min_level),
+            _ => lhs,
+        }
+    }
+
+    #[inline(never)]
+    fn parse_binary_rest(&mut self, mut lhs: Node, min_level: u8) -> Node {
         while let Some((level, function)) = binary_op(self.peek()) {
             if level < min_level || self.aborted {
                 break;
@@ -698,6 +727,11 @@ impl<'a> Parser<'a> {
         if kind != Tok::Bang && kind != Tok::Minus {
             return self.parse_member();
         }
+        self.parse_unary_ops(kind)
+    }
+
+    #[inline(never)]
+    fn parse_unary_ops(&mut self, kind: Tok) -> Node {
         if kind == Tok::Minus
             && self.peek_at(1) != Tok::Minus
             && matches!(self.peek_at(1), Tok::Int | Tok::Float)
@@ -730,7 +764,16 @@ impl<'a> Parser<'a> {
 
     /// A primary followed by selections, member calls and indexes.
     fn parse_member(&mut self) -> Node {
-        let mut node = self.parse_primary();
+        let node = self.parse_primary();
+        if matches!(self.peek(), Tok::Dot | Tok::LBracket) {
+            self.parse_member_rest(node)
+        } else {
+            node
+        }
+    }
+
+    #[inline(never)]
+    fn parse_member_rest(&mut self, mut node: Node) -> Node {
         loop {
             if self.aborted {
                 break;
@@ -745,6 +788,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `.field`, `.?field` or `.name(args)` after `operand`.
+    #[inline(never)]
     fn parse_dot(&mut self, operand: Node) -> Node {
         let dot = self.bump();
         let opt = (self.peek() == Tok::Question).then(|| self.bump());
@@ -823,6 +867,7 @@ impl<'a> Parser<'a> {
 
     /// ANTLR's message for a `.` not followed by a field name. cel-go rewrites the one for
     /// `.true`, `.false` and `.null` to read like a missing identifier.
+    #[inline(never)]
     fn no_viable_after_dot(&self, dot: Token, t: Token) -> String {
         let end = if t.kind == Tok::Eof { dot.end } else { t.end };
         let text = &self.src[dot.start as usize..end as usize];
@@ -837,6 +882,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Reports a construct the options disable and returns an error placeholder for it.
+    #[inline(never)]
     fn unsupported(&mut self, at: At, offset: u32, message: &str) -> Node {
         let id = self.new_id();
         self.semantic_error(offset, id, message);
@@ -844,6 +890,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `[index]` or `[?index]` after `operand`.
+    #[inline(never)]
     fn parse_index(&mut self, operand: Node) -> Node {
         let lb = self.bump();
         let opt = (self.peek() == Tok::Question).then(|| self.bump());
@@ -946,6 +993,7 @@ impl<'a> Parser<'a> {
     }
 
     /// No expression can start at the current token.
+    #[inline(never)]
     fn primary_error(&mut self) -> Node {
         let t = self.tok();
         let message = format!(
@@ -966,6 +1014,7 @@ impl<'a> Parser<'a> {
         })
     }
 
+    #[inline(never)]
     fn parse_literal(&mut self, sign: Option<Token>) -> Node {
         let t = self.bump();
         let start = sign.map_or(t.start, |s| s.start);
@@ -1003,6 +1052,7 @@ impl<'a> Parser<'a> {
 
     /// An identifier, a global call, or a message literal, at an identifier (after an optional
     /// leading dot).
+    #[inline(never)]
     fn parse_ident(&mut self, dot: Option<Token>) -> Node {
         // `a.b.c{` is a message literal: look ahead over the dotted name.
         let mut j = self.pos + 1;
@@ -1049,6 +1099,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Arguments after `(`, up to and including `)`. Returns them and the end offset.
+    #[inline(never)]
     fn parse_call_args(&mut self) -> (Vec<Node>, u32) {
         let mut args = Vec::new();
         self.closers.push(Tok::RParen);
@@ -1075,6 +1126,7 @@ impl<'a> Parser<'a> {
     /// Expects a closing delimiter. On a mismatch, tries ANTLR's single-token deletion and
     /// insertion, then skips ahead to the delimiter (or to where an enclosing construct can
     /// continue).
+    #[inline(never)]
     fn expect_close(&mut self, kind: Tok, name: &str) -> Option<Token> {
         if self.peek() == kind {
             return Some(self.bump());
@@ -1120,6 +1172,7 @@ impl<'a> Parser<'a> {
 
     /// Skips tokens (keeping brackets balanced) until `target`, a separator, or a closing
     /// delimiter of an enclosing construct.
+    #[inline(never)]
     fn resync(&mut self, target: Tok) {
         let mut depth = 0usize;
         loop {
@@ -1145,6 +1198,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Expects the `:` of a conditional, map entry or field initialiser.
+    #[inline(never)]
     fn expect_colon(&mut self) -> ColonResult {
         if self.peek() == Tok::Colon {
             return ColonResult::Found(self.bump().start);
@@ -1172,6 +1226,7 @@ impl<'a> Parser<'a> {
     /// At the start of an element of a list, map or message literal: drops one stray token
     /// (ANTLR's single-token deletion) when the token after it fits. Returns whether the
     /// current token can start the element.
+    #[inline(never)]
     fn sync_element(&mut self, set: &'static str, fits: fn(Tok) -> bool, closer: Tok) -> bool {
         let t = self.tok();
         if fits(t.kind) {
@@ -1187,6 +1242,7 @@ impl<'a> Parser<'a> {
         false
     }
 
+    #[inline(never)]
     fn parse_list(&mut self) -> Node {
         let lb = self.bump();
         let id = self.new_id();
@@ -1239,6 +1295,7 @@ impl<'a> Parser<'a> {
         self.finish(id, kind, at, false)
     }
 
+    #[inline(never)]
     fn parse_map(&mut self) -> Node {
         let lb = self.bump();
         let id = self.new_id();
@@ -1301,6 +1358,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `pkg.Msg{field: value, ...}`, at the first name segment.
+    #[inline(never)]
     fn parse_message(&mut self, dot: Option<Token>) -> Node {
         let first = self.bump();
         let start = dot.map_or(first.start, |d| d.start);
@@ -1337,6 +1395,7 @@ impl<'a> Parser<'a> {
         self.finish(id, kind, at, false)
     }
 
+    #[inline(never)]
     fn parse_fields(&mut self, fields: &mut Vec<StructField>) {
         let fits = |t: Tok| matches!(t, Tok::Question | Tok::Ident | Tok::EscIdent);
         let mut set = FIELD_FIRST;
@@ -1367,6 +1426,7 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline(never)]
     fn parse_field(&mut self, fields: &mut Vec<StructField>) {
         let q = (self.peek() == Tok::Question).then(|| self.bump());
         if let (Some(q), false) = (q, self.opts.enable_optional_syntax) {
@@ -1423,6 +1483,7 @@ impl<'a> Parser<'a> {
     // ---- calls and macros ----
 
     /// A call node, or its macro expansion when a macro matches.
+    #[inline(never)]
     fn call_or_macro(
         &mut self,
         id: ExprId,
@@ -1455,6 +1516,7 @@ impl<'a> Parser<'a> {
         clippy::too_many_arguments,
         reason = "the call being expanded, taken apart; bundling it would only rename the parts"
     )]
+    #[inline(never)]
     fn expand(
         &mut self,
         id: ExprId,
@@ -1548,6 +1610,7 @@ impl<'a> Parser<'a> {
 
     /// Replaces, inside a recorded macro call, each nested macro expansion by an
     /// [`ExprKind::Error`] placeholder carrying the expansion's id.
+    #[inline(never)]
     fn strip_nested_macros(&self, e: &mut Expr) {
         if self.macro_calls.contains_key(&e.id) {
             e.kind = ExprKind::Error;

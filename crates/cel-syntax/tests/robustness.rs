@@ -364,3 +364,39 @@ fn megabyte_inputs() {
         assert_eq!(parsed.diagnostics.len(), 101);
     });
 }
+
+/// The deepest nestings the default limit lets through must fit in half the default thread
+/// stack: parsing uses stack in proportion to the nesting, and frames growing unnoticed would
+/// eat the margin.
+#[test]
+fn nesting_limit_fits_in_one_mebibyte_of_stack() {
+    let cases = [
+        format!("{}x{}", "(".repeat(249), ")".repeat(249)),
+        format!("{}x{}", "f(a + ".repeat(249), ")".repeat(249)),
+        format!("{}x{}", "{1: [-".repeat(124), "]}".repeat(124)),
+        format!("{}x", "a ? b : ".repeat(249)),
+        format!("{}x{}", "y.map(v, a[".repeat(124), "])".repeat(124)),
+    ];
+    for input in cases {
+        thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(move || {
+                let parsed = parse(&Source::new(input.as_str()), &ParserOptions::default());
+                // (Some of these trees are deeper than the AST bound and are cut, which is
+                // fine here: the parser itself had to go all the way down.)
+                assert!(
+                    parsed
+                        .diagnostics
+                        .iter()
+                        .all(|d| !d.message.contains("expression recursion limit")),
+                    "{}: {:?}",
+                    short(&input),
+                    parsed.diagnostics
+                );
+                let _ = unparse(&parsed.ast);
+            })
+            .expect("spawn")
+            .join()
+            .expect("parse within 1 MiB of stack");
+    }
+}
