@@ -102,14 +102,14 @@ impl Parsed {
 /// and unreadable parts of the input become [`ExprKind::Error`] nodes.
 pub fn parse(source: &Source, options: &ParserOptions) -> Parsed {
     let text = source.text();
-    // The byte length bounds the code-point count, so short inputs need no counting.
-    if text.len() > options.expression_size_limit {
+    // The byte length bounds the code-point count, so short inputs need no counting. Offsets
+    // are 32-bit, so a text of 4 GiB or more is over the limit whatever the options say.
+    let limit = options.expression_size_limit.min(u32::MAX as usize - 1);
+    if text.len() > limit {
         let size = text.chars().count();
-        if size > options.expression_size_limit {
-            let message = format!(
-                "expression code point size exceeds limit: size: {size}, limit {}",
-                options.expression_size_limit
-            );
+        if size > limit || text.len() >= u32::MAX as usize {
+            let message =
+                format!("expression code point size exceeds limit: size: {size}, limit {limit}");
             let mut source_info = SourceInfo::default();
             source_info.positions.insert(1, Default::default());
             return Parsed {
@@ -591,28 +591,26 @@ impl<'a> Parser<'a> {
     /// recursive path stay small: the parser's stack use is proportional to the nesting.
     #[inline(never)]
     fn parse_conditional(&mut self, cond: Node) -> Node {
-        {
-            let q = self.bump();
-            let id = self.new_id();
-            let then = self.parse_or();
-            let els = match self.expect_colon() {
-                ColonResult::Found(_) => self.parse_expr_hint(EXPR_START),
-                ColonResult::Failed => self.error_here(),
-            };
-            let at = At {
-                start: cond.start,
-                end: els.end.max(then.end),
-                anchor: q.start,
-            };
-            self.call_or_macro(
-                id,
-                operators::CONDITIONAL,
-                None,
-                vec![cond, then, els],
-                at,
-                true,
-            )
-        }
+        let q = self.bump();
+        let id = self.new_id();
+        let then = self.parse_or();
+        let els = match self.expect_colon() {
+            ColonResult::Found(_) => self.parse_expr_hint(EXPR_START),
+            ColonResult::Failed => self.error_here(),
+        };
+        let at = At {
+            start: cond.start,
+            end: els.end.max(then.end),
+            anchor: q.start,
+        };
+        self.call_or_macro(
+            id,
+            operators::CONDITIONAL,
+            None,
+            vec![cond, then, els],
+            at,
+            true,
+        )
     }
 
     fn parse_or(&mut self) -> Node {
