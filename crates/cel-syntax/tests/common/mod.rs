@@ -215,6 +215,8 @@ pub const MACROS: &[&str] = &[
     "Msg{f: x.all(y, y)}.f",
     "x.all(y, y).exists(z, z)",
     "-x.map(y, y)[0]",
+    "x.all(y, {'k': y.map(z, z)}.k == [])",
+    "x.exists(y, Msg{f: y.filter(z, has(z.a))}.f)",
     ".has(a.b)",
     "has(a.b, c)",
     "x.all(y)",
