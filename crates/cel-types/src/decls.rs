@@ -237,7 +237,10 @@ mod tests {
     fn type_params_in_order() {
         let o = OverloadDecl::global(
             "index_map",
-            vec![Type::map(Type::param("A"), Type::param("B")), Type::param("A")],
+            vec![
+                Type::map(Type::param("A"), Type::param("B")),
+                Type::param("A"),
+            ],
             Type::param("B"),
         );
         let names: Vec<_> = o.type_params().iter().map(|s| s.to_string()).collect();

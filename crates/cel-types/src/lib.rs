@@ -9,6 +9,7 @@
 //! or evaluation, so that both the checker (front end) and the runtime can use it.
 
 mod decls;
+mod parse;
 pub mod stdlib;
 mod types;
 

@@ -107,8 +107,16 @@ pub fn functions() -> Vec<FunctionDecl> {
                 O::global("add_bytes", vec![Bytes, Bytes], Bytes),
                 O::global("add_double", vec![Double, Double], Double),
                 O::global("add_duration_duration", vec![Duration, Duration], Duration),
-                O::global("add_duration_timestamp", vec![Duration, Timestamp], Timestamp),
-                O::global("add_timestamp_duration", vec![Timestamp, Duration], Timestamp),
+                O::global(
+                    "add_duration_timestamp",
+                    vec![Duration, Timestamp],
+                    Timestamp,
+                ),
+                O::global(
+                    "add_timestamp_duration",
+                    vec![Timestamp, Duration],
+                    Timestamp,
+                ),
                 O::global("add_int64", vec![Int, Int], Int),
                 O::global("add_list", vec![list_a(), list_a()], list_a()),
                 O::global("add_string", vec![String, String], String),
@@ -149,9 +157,17 @@ pub fn functions() -> Vec<FunctionDecl> {
             "_-_",
             vec![
                 O::global("subtract_double", vec![Double, Double], Double),
-                O::global("subtract_duration_duration", vec![Duration, Duration], Duration),
+                O::global(
+                    "subtract_duration_duration",
+                    vec![Duration, Duration],
+                    Duration,
+                ),
                 O::global("subtract_int64", vec![Int, Int], Int),
-                O::global("subtract_timestamp_duration", vec![Timestamp, Duration], Timestamp),
+                O::global(
+                    "subtract_timestamp_duration",
+                    vec![Timestamp, Duration],
+                    Timestamp,
+                ),
                 O::global(
                     "subtract_timestamp_timestamp",
                     vec![Timestamp, Timestamp],
@@ -182,7 +198,11 @@ pub fn functions() -> Vec<FunctionDecl> {
         let overloads = pairs
             .iter()
             .map(|(suffix, l, r)| {
-                O::global(&format!("{prefix}_{suffix}"), vec![l.clone(), r.clone()], Bool)
+                O::global(
+                    &format!("{prefix}_{suffix}"),
+                    vec![l.clone(), r.clone()],
+                    Bool,
+                )
             })
             .collect();
         fns.push(FunctionDecl::new(*name, overloads));
@@ -323,8 +343,16 @@ pub fn functions() -> Vec<FunctionDecl> {
         ("getDate", "timestamp_to_day_of_month_1_based", None),
         ("getDayOfWeek", "timestamp_to_day_of_week", None),
         ("getHours", "timestamp_to_hours", Some("duration_to_hours")),
-        ("getMinutes", "timestamp_to_minutes", Some("duration_to_minutes")),
-        ("getSeconds", "timestamp_to_seconds", Some("duration_to_seconds")),
+        (
+            "getMinutes",
+            "timestamp_to_minutes",
+            Some("duration_to_minutes"),
+        ),
+        (
+            "getSeconds",
+            "timestamp_to_seconds",
+            Some("duration_to_seconds"),
+        ),
         (
             "getMilliseconds",
             "timestamp_to_milliseconds",
@@ -387,7 +415,11 @@ pub fn optional_functions() -> Vec<FunctionDecl> {
         ),
         FunctionDecl::new(
             "_?._",
-            vec![O::global("select_optional_field", vec![Type::Dyn, Type::String], opt_v())],
+            vec![O::global(
+                "select_optional_field",
+                vec![Type::Dyn, Type::String],
+                opt_v(),
+            )],
         ),
         FunctionDecl::new(
             "_[?_]",

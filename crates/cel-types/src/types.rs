@@ -214,7 +214,10 @@ impl Type {
             Type::Type(Some(t)) => Type::type_of(t.substitute(f)),
             Type::Opaque(name, ps) => Type::Opaque(
                 name.clone(),
-                ps.iter().map(|p| p.substitute(f)).collect::<Vec<_>>().into(),
+                ps.iter()
+                    .map(|p| p.substitute(f))
+                    .collect::<Vec<_>>()
+                    .into(),
             ),
             other => other.clone(),
         }
@@ -282,8 +285,14 @@ mod tests {
 
     #[test]
     fn display_matches_cel_go() {
-        assert_eq!(Type::map(Type::String, Type::Dyn).to_string(), "map(string, dyn)");
-        assert_eq!(Type::type_of(Type::list(Type::Int)).to_string(), "type(list(int))");
+        assert_eq!(
+            Type::map(Type::String, Type::Dyn).to_string(),
+            "map(string, dyn)"
+        );
+        assert_eq!(
+            Type::type_of(Type::list(Type::Int)).to_string(),
+            "type(list(int))"
+        );
         assert_eq!(Type::optional(Type::Int).to_string(), "optional_type(int)");
         assert_eq!(Type::Wrapper(Primitive::Int).to_string(), "wrapper(int)");
         assert_eq!(Type::Timestamp.to_string(), "google.protobuf.Timestamp");
