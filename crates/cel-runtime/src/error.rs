@@ -12,6 +12,9 @@ use std::fmt;
 pub enum ErrorKind {
     /// An ordinary CEL evaluation error (overflow, no such key, bad conversion, ...).
     Eval,
+    /// A call to a function the environment does not know (only possible for expressions
+    /// that were not type-checked). An ordinary CEL error in every other respect.
+    UnboundFunction,
     /// The evaluation exceeded its cost limit; it is not absorbed by logical operators.
     CostLimitExceeded,
     /// Evaluation was interrupted by the host.
@@ -77,6 +80,15 @@ impl Error {
         }
     }
 
+    /// A call to a function the environment does not declare.
+    pub fn unbound_function(name: &str) -> Error {
+        Error {
+            kind: ErrorKind::UnboundFunction,
+            message: format!("unbound function: {name}"),
+            expr_id: 0,
+        }
+    }
+
     /// An internal error (a bug), reported instead of a crash.
     pub fn internal(message: impl Into<String>) -> Error {
         Error {
@@ -97,7 +109,7 @@ impl Error {
     /// Whether `&&`, `||` and comprehensions may absorb this error (cancellation and budget
     /// exhaustion are never absorbed).
     pub fn is_absorbable(&self) -> bool {
-        matches!(self.kind, ErrorKind::Eval)
+        matches!(self.kind, ErrorKind::Eval | ErrorKind::UnboundFunction)
     }
 }
 

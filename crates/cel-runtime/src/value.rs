@@ -513,6 +513,67 @@ impl Value {
     }
 }
 
+/// CEL equality (`==`): numbers compare across `int`, `uint` and `double`, lists element by
+/// element, maps key by key; NaN is not equal to itself. For type-tagged identity (`1` is not
+/// `1u`), use [`Value::identical`].
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        crate::compare::equals(self, other)
+    }
+}
+
+impl Value {
+    /// Type-tagged identity: same kind and same contents (`1`, `1u` and `1.0` all differ);
+    /// maps regardless of entry order; NaN is identical to NaN. Iterative, so deep values
+    /// cannot overflow the stack.
+    pub fn identical(&self, other: &Value) -> bool {
+        let mut work: Vec<(&Value, &Value)> = vec![(self, other)];
+        while let Some((a, b)) = work.pop() {
+            let same = match (a, b) {
+                (Value::Null, Value::Null) => true,
+                (Value::Bool(x), Value::Bool(y)) => x == y,
+                (Value::Int(x), Value::Int(y)) => x == y,
+                (Value::Uint(x), Value::Uint(y)) => x == y,
+                (Value::Double(x), Value::Double(y)) => {
+                    x.to_bits() == y.to_bits() || x == y || (x.is_nan() && y.is_nan())
+                }
+                (Value::String(x), Value::String(y)) => x == y,
+                (Value::Bytes(x), Value::Bytes(y)) => x == y,
+                (Value::Timestamp(x), Value::Timestamp(y)) => x == y,
+                (Value::Duration(x), Value::Duration(y)) => x == y,
+                (Value::Type(x), Value::Type(y)) => x.runtime_name() == y.runtime_name(),
+                (Value::Optional(None), Value::Optional(None)) => true,
+                (Value::Optional(Some(x)), Value::Optional(Some(y))) => {
+                    work.push((x, y));
+                    true
+                }
+                (Value::List(x), Value::List(y)) => {
+                    x.len() == y.len() && {
+                        work.extend(x.iter().zip(y.iter()));
+                        true
+                    }
+                }
+                (Value::Map(x), Value::Map(y)) => {
+                    x.len() == y.len()
+                        && x.iter().all(|(k, v)| match y.get_exact(k.as_ref()) {
+                            Some(w) => {
+                                work.push((v, w));
+                                true
+                            }
+                            None => false,
+                        })
+                }
+                (Value::Opaque(x), Value::Opaque(y)) => x.equals(&**y),
+                _ => false,
+            };
+            if !same {
+                return false;
+            }
+        }
+        true
+    }
+}
+
 impl From<bool> for Value {
     fn from(b: bool) -> Value {
         Value::Bool(b)
