@@ -1,1 +1,55 @@
-//! celerity (in progress).
+//! Celerity: a Common Expression Language engine that gives the same answers as cel-go.
+//!
+//! Users depend on this crate alone. The pipeline is: build an [`Env`] (variables, functions,
+//! container, options), [`compile`](Env::compile) an expression (parse and type-check,
+//! returning every diagnostic as [`Issues`]), turn the [`Ast`] into a [`Program`], and
+//! [`eval`](Program::eval) it against an [`Activation`] as many times as you like, from as
+//! many threads as you like.
+//!
+//! ```
+//! use celerity::{Env, MapActivation, Type, Value};
+//!
+//! let env = Env::builder()
+//!     .variable("replicas", Type::Int)
+//!     .variable("limits", Type::map(Type::String, Type::Int))
+//!     .build();
+//! let ast = env.compile("replicas <= limits['max'] && replicas > 0").unwrap();
+//! assert_eq!(ast.result_type(), Some(&Type::Bool));
+//!
+//! let program = env.program(&ast).unwrap();
+//! let vars = MapActivation::new()
+//!     .with("replicas", 3i64)
+//!     .with("limits", celerity::value_from_json(&serde_json::json!({"max": 5})).unwrap());
+//! assert_eq!(program.eval(&vars).unwrap(), Value::Bool(true));
+//!
+//! // Diagnostics come in cel-go's form.
+//! let err = env.compile("replicas + 'x'").unwrap_err();
+//! assert_eq!(
+//!     err.to_string(),
+//!     "ERROR: <input>:1:10: found no matching overload for '_+_' applied to '(int, string)'\n | replicas + 'x'\n | .........^"
+//! );
+//! ```
+//!
+//! This crate only assembles the others (`cel-syntax`, `cel-types`, `cel-checker`,
+//! `cel-runtime`, `cel-interp`); nothing in `crates/` depends on it.
+
+mod ast;
+mod env;
+mod json;
+mod program;
+
+pub use ast::{Ast, Issues};
+pub use cel_runtime::{
+    Activation, Duration, EmptyActivation, Error as EvalError, ErrorKind, Implementation, Key,
+    ListValue, MapActivation, MapValue, OpaqueValue, Timestamp, Value,
+};
+pub use cel_types::{FunctionDecl, OverloadDecl, Primitive, Type, VariableDecl};
+pub use env::{Env, EnvBuilder, EnvOptions};
+pub use json::{JsonError, MAX_JSON_DEPTH, activation_from_json, value_from_json, value_to_json};
+pub use program::{EvalDetails, Program};
+
+/// Formats a value as a CEL literal that parses back to the same value (`5u`, `2.0`,
+/// `b"\x00"`, `{"a": 1}` with keys sorted, `timestamp("...")`).
+pub fn to_cel_literal(v: &Value) -> String {
+    cel_runtime::format::to_cel_literal(v)
+}

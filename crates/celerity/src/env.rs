@@ -1,0 +1,303 @@
+//! [`Env`]: declarations, functions, container and options, and the compile pipeline.
+
+use std::sync::Arc;
+
+use cel_checker::{CheckerEnv, CheckerOptions};
+use cel_interp::{FunctionTable, PlanEnv};
+use cel_runtime::{Error, FunctionRegistry, Implementation, Value};
+use cel_syntax::macros::{Macro, MacroTable};
+use cel_syntax::{ParserOptions, Source};
+use cel_types::{Container, FunctionDecl, OverloadDecl, Type, TypeProvider, VariableDecl};
+
+use crate::{Ast, Issues, Program};
+
+/// Options that change what an environment accepts or how it evaluates.
+#[derive(Clone, Debug)]
+pub struct EnvOptions {
+    /// Enable the optional-types library: `x.?f`, `m[?k]`, `optional.of`, `orValue`, ...
+    /// (cel-go's `cel.OptionalTypes()`). On by default.
+    pub optional_types: bool,
+    /// Reject list and map literals with mixed element types at check time (Kubernetes sets
+    /// this). Off by default.
+    pub homogeneous_aggregate_literals: bool,
+    /// Allow `1 < 1.5` and other mixed numeric comparisons at check time (Kubernetes sets
+    /// this from 1.28). Off by default.
+    pub cross_type_numeric_comparisons: bool,
+    /// Expand macros (`has`, `all`, `exists`, `map`, ...). On by default.
+    pub macros: bool,
+    /// Maximum nesting depth of an expression (cel-go: 250).
+    pub max_recursion_depth: usize,
+    /// Maximum expression size in code points (cel-go: 100,000).
+    pub expression_size_limit: usize,
+}
+
+impl Default for EnvOptions {
+    fn default() -> Self {
+        EnvOptions {
+            optional_types: true,
+            homogeneous_aggregate_literals: false,
+            cross_type_numeric_comparisons: false,
+            macros: true,
+            max_recursion_depth: 250,
+            expression_size_limit: 100_000,
+        }
+    }
+}
+
+/// A compilation environment: what expressions may refer to, and how they are parsed,
+/// checked and planned.
+///
+/// Cheap to clone; `Send + Sync`. Build one with [`Env::builder`], then
+/// [`compile`](Env::compile) expressions and turn them into [`Program`]s.
+#[derive(Clone, Debug)]
+pub struct Env {
+    pub(crate) inner: Arc<EnvInner>,
+}
+
+#[derive(Debug)]
+pub(crate) struct EnvInner {
+    pub(crate) parser_options: ParserOptions,
+    pub(crate) checker: CheckerEnv,
+    pub(crate) plan_env: PlanEnv,
+    pub(crate) options: EnvOptions,
+}
+
+/// Builds an [`Env`].
+#[derive(Clone, Debug)]
+pub struct EnvBuilder {
+    options: EnvOptions,
+    container: Container,
+    variables: Vec<VariableDecl>,
+    functions: Vec<FunctionDecl>,
+    registry: FunctionRegistry,
+    macros: Vec<Macro>,
+    provider: Option<Arc<dyn TypeProvider>>,
+}
+
+impl Default for EnvBuilder {
+    fn default() -> Self {
+        EnvBuilder {
+            options: EnvOptions::default(),
+            container: Container::default(),
+            variables: Vec::new(),
+            functions: Vec::new(),
+            registry: FunctionRegistry::standard(),
+            macros: Vec::new(),
+            provider: None,
+        }
+    }
+}
+
+impl EnvBuilder {
+    /// Declares a variable of the given type.
+    pub fn variable(mut self, name: &str, ty: Type) -> Self {
+        self.variables.push(VariableDecl::new(name, ty));
+        self
+    }
+
+    /// Declares a function overload implemented by a Rust closure. The closure receives the
+    /// arguments (the receiver first, for member overloads) and returns a value or an error.
+    ///
+    /// ```
+    /// use celerity::{Env, OverloadDecl, Type, Value};
+    /// let env = Env::builder()
+    ///     .function(
+    ///         "shout",
+    ///         OverloadDecl::member("string_shout", vec![Type::String], Type::String),
+    ///         |args: &[Value]| match args {
+    ///             [Value::String(s)] => Ok(Value::from(s.to_uppercase())),
+    ///             _ => Err(celerity::EvalError::no_such_overload()),
+    ///         },
+    ///     )
+    ///     .build();
+    /// let program = env.program(&env.compile("'hi'.shout()").unwrap()).unwrap();
+    /// assert_eq!(program.eval(&celerity::MapActivation::new()).unwrap(), Value::from("HI"));
+    /// ```
+    pub fn function(
+        mut self,
+        name: &str,
+        overload: OverloadDecl,
+        implementation: impl Fn(&[Value]) -> Result<Value, Error> + Send + Sync + 'static,
+    ) -> Self {
+        self.registry
+            .add(&overload.id, Implementation::Host(Arc::new(implementation)));
+        self.functions.push(FunctionDecl::new(name, vec![overload]));
+        self
+    }
+
+    /// Declares functions whose implementations are registered separately (with
+    /// [`implementation`](Self::implementation)) or built in.
+    pub fn declare_function(mut self, decl: FunctionDecl) -> Self {
+        self.functions.push(decl);
+        self
+    }
+
+    /// Registers the implementation of an overload id.
+    pub fn implementation(mut self, overload_id: &str, implementation: Implementation) -> Self {
+        self.registry.add(overload_id, implementation);
+        self
+    }
+
+    /// Adds a macro.
+    pub fn add_macro(mut self, m: Macro) -> Self {
+        self.macros.push(m);
+        self
+    }
+
+    /// Sets the container in which names are resolved (cel-go's `cel.Container`).
+    pub fn container(mut self, name: &str) -> Self {
+        self.container = Container::new(name);
+        self
+    }
+
+    /// Sets the provider of message and enum types.
+    pub fn type_provider(mut self, provider: Arc<dyn TypeProvider>) -> Self {
+        self.provider = Some(provider);
+        self
+    }
+
+    /// Replaces the options.
+    pub fn options(mut self, options: EnvOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Enables or disables the optional-types library.
+    pub fn optional_types(mut self, on: bool) -> Self {
+        self.options.optional_types = on;
+        self
+    }
+
+    /// Rejects mixed-type list and map literals at check time.
+    pub fn homogeneous_aggregate_literals(mut self, on: bool) -> Self {
+        self.options.homogeneous_aggregate_literals = on;
+        self
+    }
+
+    /// Allows mixed numeric comparisons at check time.
+    pub fn cross_type_numeric_comparisons(mut self, on: bool) -> Self {
+        self.options.cross_type_numeric_comparisons = on;
+        self
+    }
+
+    /// Enables or disables macro expansion.
+    pub fn macros(mut self, on: bool) -> Self {
+        self.options.macros = on;
+        self
+    }
+
+    /// Builds the environment.
+    pub fn build(self) -> Env {
+        let mut checker = CheckerEnv::standard();
+        if self.options.optional_types {
+            checker.add_optional_library();
+        }
+        checker.set_container(self.container.clone());
+        if let Some(p) = &self.provider {
+            checker.set_provider(p.clone());
+        }
+        checker.set_options(CheckerOptions {
+            homogeneous_aggregate_literals: self.options.homogeneous_aggregate_literals,
+            cross_type_numeric_comparisons: self.options.cross_type_numeric_comparisons,
+        });
+        for v in self.variables {
+            checker.add_variable(v);
+        }
+        for f in self.functions {
+            checker.add_function(f);
+        }
+
+        let mut macros = MacroTable::new();
+        if self.options.macros {
+            macros.extend(cel_syntax::macros::standard_macros());
+            if self.options.optional_types {
+                macros.extend(cel_syntax::macros::optional_macros());
+            }
+            macros.extend(self.macros);
+        }
+        let parser_options = ParserOptions {
+            max_recursion_depth: self.options.max_recursion_depth,
+            expression_size_limit: self.options.expression_size_limit,
+            enable_optional_syntax: self.options.optional_types,
+            macros,
+            ..ParserOptions::default()
+        };
+
+        let table = FunctionTable::new(checker.functions(), &self.registry);
+        let plan_env = PlanEnv {
+            functions: Arc::new(table),
+            container: self.container,
+            provider: checker.provider().clone(),
+        };
+        Env {
+            inner: Arc::new(EnvInner {
+                parser_options,
+                checker,
+                plan_env,
+                options: self.options,
+            }),
+        }
+    }
+}
+
+impl Default for Env {
+    fn default() -> Self {
+        Env::builder().build()
+    }
+}
+
+impl Env {
+    /// A builder starting from the standard library (and optional types).
+    pub fn builder() -> EnvBuilder {
+        EnvBuilder::default()
+    }
+
+    /// The options the environment was built with.
+    pub fn options(&self) -> &EnvOptions {
+        &self.inner.options
+    }
+
+    /// Parses an expression without checking it.
+    pub fn parse(&self, expr: &str) -> Result<Ast, Issues> {
+        let source = Source::new(expr);
+        let parsed = cel_syntax::parse(&source, &self.inner.parser_options);
+        if !parsed.diagnostics.is_empty() {
+            return Err(Issues::new(parsed.diagnostics, source));
+        }
+        Ok(Ast {
+            source,
+            parsed: parsed.ast,
+            checked: None,
+        })
+    }
+
+    /// Type-checks a parsed expression.
+    pub fn check(&self, ast: &Ast) -> Result<Ast, Issues> {
+        let (checked, diagnostics) = cel_checker::check(&self.inner.checker, &ast.parsed);
+        if !diagnostics.is_empty() {
+            return Err(Issues::new(diagnostics, ast.source.clone()));
+        }
+        Ok(Ast {
+            source: ast.source.clone(),
+            parsed: ast.parsed.clone(),
+            checked: Some(checked),
+        })
+    }
+
+    /// Parses and checks an expression, returning every diagnostic on failure.
+    pub fn compile(&self, expr: &str) -> Result<Ast, Issues> {
+        let ast = self.parse(expr)?;
+        self.check(&ast)
+    }
+
+    /// Plans an expression for evaluation. A checked AST uses the checker's resolved names
+    /// and overloads; an unchecked one dispatches at run time.
+    pub fn program(&self, ast: &Ast) -> Result<Program, Issues> {
+        Ok(Program::new(ast, &self.inner.plan_env))
+    }
+
+    /// The checker's declarations (for tools).
+    pub fn checker_env(&self) -> &CheckerEnv {
+        &self.inner.checker
+    }
+}
