@@ -1,1 +1,382 @@
-fn main() {}
+//! `cel`: evaluate, check and inspect CEL expressions from the command line.
+//!
+//! ```text
+//! cel eval 'x + 1' --var x=41            # 42 : int
+//! cel eval 'self.a' --vars obj.json --decl 'self:map(string, int)'
+//! cel check 'size([1, 2]) > 1'           # bool
+//! cel eval --batch cases.jsonl           # one JSON result per input line
+//! ```
+//!
+//! Diagnostics are printed in cel-go's form and make the command exit with status 1.
+//! This crate only talks to the `celerity` facade.
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+
+use celerity::{Env, MapActivation, Type, Value};
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "cel",
+    version,
+    about = "Evaluate and check Common Expression Language expressions"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Evaluate an expression and print its value and type.
+    Eval(EvalArgs),
+    /// Type-check an expression and print its type.
+    Check(CheckArgs),
+}
+
+#[derive(clap::Args, Debug, Clone)]
+struct EnvArgs {
+    /// Declare a variable: `name:type`, the type written as cel-go writes it (`list(int)`).
+    #[arg(long = "decl", value_name = "NAME:TYPE")]
+    decls: Vec<String>,
+    /// The container names are resolved in.
+    #[arg(long)]
+    container: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+struct EvalArgs {
+    /// The expression (omit with --batch).
+    expr: Option<String>,
+    /// Bind a variable to a JSON value: `name=JSON` (undeclared variables are `dyn`).
+    #[arg(long = "var", value_name = "NAME=JSON")]
+    vars: Vec<String>,
+    /// Bind the members of a JSON object file as variables.
+    #[arg(long = "vars", value_name = "FILE.json")]
+    vars_file: Option<String>,
+    #[command(flatten)]
+    env: EnvArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Output::Text)]
+    output: Output,
+    /// Read one case per line from a JSONL file (`-` for stdin):
+    /// `{"expr": "...", "vars": {...}, "decls": {"x": "list(int)"}, "container": "..."}`.
+    #[arg(long, value_name = "FILE.jsonl")]
+    batch: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+struct CheckArgs {
+    /// The expression.
+    expr: String,
+    #[command(flatten)]
+    env: EnvArgs,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum Output {
+    Text,
+    Json,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Eval(args) => match &args.batch {
+            Some(path) => run_batch(path, &args.env),
+            None => run_eval(&args),
+        },
+        Command::Check(args) => run_check(&args),
+    }
+}
+
+/// Builds an environment with the given declarations; variables bound without a
+/// declaration are declared `dyn`.
+fn build_env(
+    decls: &[(String, Type)],
+    undeclared: impl IntoIterator<Item = String>,
+    container: Option<&str>,
+) -> Env {
+    let mut b = Env::builder();
+    for (name, ty) in decls {
+        b = b.variable(name, ty.clone());
+    }
+    for name in undeclared {
+        if !decls.iter().any(|(n, _)| *n == name) {
+            b = b.variable(&name, Type::Dyn);
+        }
+    }
+    if let Some(c) = container {
+        b = b.container(c);
+    }
+    b.build()
+}
+
+fn parse_decls(decls: &[String]) -> Result<Vec<(String, Type)>, String> {
+    decls
+        .iter()
+        .map(|d| {
+            let (name, ty) = d
+                .split_once(':')
+                .ok_or_else(|| format!("--decl '{d}': expected NAME:TYPE"))?;
+            let ty = Type::parse(ty.trim()).map_err(|e| format!("--decl '{d}': {e}"))?;
+            Ok((name.trim().to_string(), ty))
+        })
+        .collect()
+}
+
+/// The type to report for a result: the checked type when it says something, else the
+/// value's runtime type.
+fn type_name(checked: Option<&Type>, v: &Value) -> String {
+    match checked {
+        Some(t) if *t != Type::Dyn => t.to_string(),
+        _ => v.type_of().to_string(),
+    }
+}
+
+fn run_eval(args: &EvalArgs) -> ExitCode {
+    let Some(expr) = &args.expr else {
+        eprintln!("error: an expression (or --batch FILE) is required");
+        return ExitCode::from(2);
+    };
+    let decls = match parse_decls(&args.env.decls) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut act = MapActivation::new();
+    let mut names = Vec::new();
+    if let Some(path) = &args.vars_file {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: reading {path}: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let json: serde_json::Value = match serde_json::from_str(&text) {
+            Ok(j) => j,
+            Err(e) => {
+                eprintln!("error: {path}: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        match celerity::activation_from_json(&json) {
+            Ok(a) => {
+                for (name, v) in a.iter() {
+                    names.push(name.to_string());
+                    act.bind(name, v.clone());
+                }
+            }
+            Err(e) => {
+                eprintln!("error: {path}: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    for var in &args.vars {
+        let Some((name, json)) = var.split_once('=') else {
+            eprintln!("error: --var '{var}': expected NAME=JSON");
+            return ExitCode::from(2);
+        };
+        let value = serde_json::from_str::<serde_json::Value>(json)
+            .map_err(|e| e.to_string())
+            .and_then(|j| celerity::value_from_json(&j).map_err(|e| e.to_string()));
+        match value {
+            Ok(v) => {
+                names.push(name.to_string());
+                act.bind(name, v);
+            }
+            Err(e) => {
+                eprintln!("error: --var '{name}': {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let env = build_env(&decls, names, args.env.container.as_deref());
+    let outcome = evaluate(&env, expr, &act);
+    match args.output {
+        Output::Json => {
+            println!("{}", outcome.to_json());
+        }
+        Output::Text => match &outcome {
+            Outcome::Ok { value, ty } => println!("{value} : {ty}"),
+            Outcome::Err { error, .. } => eprintln!("{error}"),
+        },
+    }
+    if matches!(outcome, Outcome::Ok { .. }) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+enum Outcome {
+    Ok { value: String, ty: String },
+    Err { phase: &'static str, error: String },
+}
+
+impl Outcome {
+    fn to_json(&self) -> serde_json::Value {
+        match self {
+            Outcome::Ok { value, ty } => {
+                serde_json::json!({"ok": true, "type": ty, "value": value})
+            }
+            Outcome::Err { phase, error } => {
+                serde_json::json!({"ok": false, "phase": phase, "error": error})
+            }
+        }
+    }
+}
+
+fn evaluate(env: &Env, expr: &str, act: &MapActivation) -> Outcome {
+    let ast = match env.compile(expr) {
+        Ok(a) => a,
+        Err(issues) => {
+            return Outcome::Err {
+                phase: "compile",
+                error: issues.to_string(),
+            };
+        }
+    };
+    let program = match env.program(&ast) {
+        Ok(p) => p,
+        Err(issues) => {
+            return Outcome::Err {
+                phase: "compile",
+                error: issues.to_string(),
+            };
+        }
+    };
+    match program.eval(act) {
+        Ok(v) => Outcome::Ok {
+            value: celerity::to_cel_literal(&v),
+            ty: type_name(ast.result_type(), &v),
+        },
+        Err(e) => Outcome::Err {
+            phase: "eval",
+            error: e.to_string(),
+        },
+    }
+}
+
+fn run_check(args: &CheckArgs) -> ExitCode {
+    let decls = match parse_decls(&args.env.decls) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let env = build_env(&decls, Vec::new(), args.env.container.as_deref());
+    match env.compile(&args.expr) {
+        Ok(ast) => {
+            println!(
+                "{}",
+                ast.result_type().map(|t| t.to_string()).unwrap_or_default()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(issues) => {
+            eprintln!("{issues}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// One line of a batch file.
+fn batch_line(line: &str, base: &EnvArgs) -> Outcome {
+    let case: serde_json::Value = match serde_json::from_str(line) {
+        Ok(c) => c,
+        Err(e) => {
+            return Outcome::Err {
+                phase: "input",
+                error: format!("invalid JSON: {e}"),
+            };
+        }
+    };
+    let Some(expr) = case.get("expr").and_then(|e| e.as_str()) else {
+        return Outcome::Err {
+            phase: "input",
+            error: "missing \"expr\"".into(),
+        };
+    };
+    let mut decl_texts = base.decls.clone();
+    if let Some(obj) = case.get("decls").and_then(|d| d.as_object()) {
+        for (name, ty) in obj {
+            match ty.as_str() {
+                Some(t) => decl_texts.push(format!("{name}:{t}")),
+                None => {
+                    return Outcome::Err {
+                        phase: "input",
+                        error: format!("decls.{name}: expected a type string"),
+                    };
+                }
+            }
+        }
+    }
+    let decls = match parse_decls(&decl_texts) {
+        Ok(d) => d,
+        Err(e) => {
+            return Outcome::Err {
+                phase: "input",
+                error: e,
+            };
+        }
+    };
+    let act = match case.get("vars") {
+        None | Some(serde_json::Value::Null) => MapActivation::new(),
+        Some(v) => match celerity::activation_from_json(v) {
+            Ok(a) => a,
+            Err(e) => {
+                return Outcome::Err {
+                    phase: "input",
+                    error: e.to_string(),
+                };
+            }
+        },
+    };
+    let names: Vec<String> = act.iter().map(|(n, _)| n.to_string()).collect();
+    let container = case
+        .get("container")
+        .and_then(|c| c.as_str())
+        .or(base.container.as_deref());
+    let env = build_env(&decls, names, container);
+    evaluate(&env, expr, &act)
+}
+
+fn run_batch(path: &str, base: &EnvArgs) -> ExitCode {
+    let reader: Box<dyn BufRead> = if path == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        match std::fs::File::open(path) {
+            Ok(f) => Box::new(std::io::BufReader::new(f)),
+            Err(e) => {
+                eprintln!("error: reading {path}: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for line in reader.lines() {
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("error: reading {path}: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let outcome = batch_line(&line, base);
+        if writeln!(out, "{}", outcome.to_json()).is_err() {
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::SUCCESS
+}

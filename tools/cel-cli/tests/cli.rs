@@ -1,0 +1,154 @@
+//! End-to-end tests of the `cel` command.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn cel(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cel"))
+        .args(args)
+        .output()
+        .expect("run cel")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn eval_prints_value_and_type() {
+    let o = cel(&["eval", "x + 1", "--var", "x=41"]);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o), "42 : int\n");
+}
+
+#[test]
+fn values_print_as_cel_literals() {
+    let o = cel(&[
+        "eval",
+        r#"[1u, 2.0, "s", b"\x00", {"b": 1, "a": 2}, duration("3s"), optional.of(1)]"#,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "[1u, 2.0, \"s\", b\"\\x00\", {\"a\": 2, \"b\": 1}, duration(\"3s\"), optional.of(1)] : list(dyn)\n"
+    );
+}
+
+#[test]
+fn declared_variables_are_checked() {
+    let o = cel(&[
+        "eval",
+        "l[0] + 1",
+        "--decl",
+        "l:list(int)",
+        "--var",
+        "l=[1]",
+    ]);
+    assert_eq!(stdout(&o), "2 : int\n");
+    let o = cel(&["check", "l[0] + 'a'", "--decl", "l:list(int)"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "ERROR: <input>:1:6: found no matching overload for '_+_' applied to '(int, string)'\n | l[0] + 'a'\n | .....^\n"
+    );
+}
+
+#[test]
+fn check_prints_the_type() {
+    let o = cel(&["check", "size([1, 2]) > 1"]);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o), "bool\n");
+}
+
+#[test]
+fn errors_exit_non_zero() {
+    let o = cel(&["eval", "1 / 0"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), "division by zero\n");
+    let o = cel(&["eval", "1 +"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).starts_with("ERROR: <input>:1:4: Syntax error"));
+}
+
+#[test]
+fn json_output() {
+    let o = cel(&[
+        "eval",
+        "self.replicas <= self.max",
+        "--var",
+        r#"self={"replicas": 3, "max": 5}"#,
+        "--output",
+        "json",
+    ]);
+    assert_eq!(
+        stdout(&o),
+        "{\"ok\":true,\"type\":\"bool\",\"value\":\"true\"}\n"
+    );
+}
+
+#[test]
+fn container_resolves_names() {
+    let o = cel(&[
+        "eval",
+        "name",
+        "--container",
+        "a.b",
+        "--decl",
+        "a.b.name:string",
+        "--var",
+        r#"a.b.name="n""#,
+    ]);
+    assert_eq!(stdout(&o), "\"n\" : string\n", "{}", stderr(&o));
+}
+
+#[test]
+fn batch_mode_writes_one_line_per_case() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cel"))
+        .args(["eval", "--batch", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            br#"{"expr": "x * 2", "vars": {"x": 21}}
+{"expr": "x +"}
+{"expr": "l[5]", "vars": {"l": [1]}, "decls": {"l": "list(int)"}}
+{"expr": "1.5 * 2.0"}
+{"expr": "big", "vars": {"big": 18446744073709551615}}
+not json
+"#,
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 6);
+    assert_eq!(
+        lines[0],
+        serde_json::json!({"ok": true, "type": "int", "value": "42"})
+    );
+    assert_eq!(lines[1]["ok"], false);
+    assert_eq!(lines[1]["phase"], "compile");
+    assert_eq!(
+        lines[2],
+        serde_json::json!({"ok": false, "phase": "eval", "error": "index out of bounds: 5"})
+    );
+    assert_eq!(
+        lines[3],
+        serde_json::json!({"ok": true, "type": "double", "value": "3.0"})
+    );
+    // JSON numbers beyond int64 are doubles.
+    assert_eq!(lines[4]["type"], "double");
+    assert_eq!(lines[5]["phase"], "input");
+}
