@@ -16,6 +16,7 @@ pub mod corpus;
 pub mod known_failures;
 pub mod report;
 pub mod runner;
+pub mod stages;
 
 pub use convert::{Converted, Decl, Unsupported};
 pub use corpus::{

@@ -1,0 +1,83 @@
+//! The conformance gate: the whole cel-spec corpus against the committed known-failures list,
+//! and the README's conformance table kept equal to what the run measures.
+//!
+//! Set `UPDATE_README=1` to rewrite the table after an intended change.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+const START: &str = "<!-- conformance-table:start -->";
+const END: &str = "<!-- conformance-table:end -->";
+
+#[test]
+fn corpus_agrees_with_known_failures_and_readme() {
+    if common::spec_dir_or_skip("corpus_agrees_with_known_failures_and_readme").is_none() {
+        return;
+    }
+    let summary =
+        std::env::temp_dir().join(format!("spec-tests-summary-{}.json", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_spec-tests"))
+        .arg("--summary")
+        .arg(&summary)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&summary);
+    let table = markdown_table(&json);
+
+    let readme_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    let readme = std::fs::read_to_string(&readme_path).unwrap();
+    let (Some(s), Some(e)) = (readme.find(START), readme.find(END)) else {
+        panic!("README.md lacks the conformance-table markers");
+    };
+    let current = &readme[s + START.len()..e];
+    let wanted = format!("\n{table}");
+    if current != wanted {
+        if std::env::var("UPDATE_README").is_ok_and(|v| v == "1") {
+            let updated = format!("{}{wanted}{}", &readme[..s + START.len()], &readme[e..]);
+            std::fs::write(&readme_path, updated).unwrap();
+        } else {
+            panic!(
+                "README.md's conformance table is out of date; rerun with UPDATE_README=1.\nMeasured:\n{table}"
+            );
+        }
+    }
+}
+
+fn markdown_table(json: &serde_json::Value) -> String {
+    let backend = json["backend"].as_str().unwrap_or("?");
+    let mut out = format!(
+        "Measured by `cargo run --release -p spec-tests` (backend: {backend}); a failure is either on\n\
+         `spec-tests/known-failures.txt` with its reason or fails the run.\n\n\
+         | file | passed | failed | skipped | total |\n|---|---:|---:|---:|---:|\n"
+    );
+    let files = json["files"].as_object().unwrap();
+    let mut names: Vec<&String> = files.keys().collect();
+    names.sort();
+    for name in names {
+        let f = &files[name];
+        let (p, fl, s) = (
+            f["passed"].as_u64().unwrap_or(0),
+            f["failed"].as_u64().unwrap_or(0),
+            f["skipped"].as_u64().unwrap_or(0),
+        );
+        out.push_str(&format!("| {name} | {p} | {fl} | {s} | {} |\n", p + fl + s));
+    }
+    let t = &json["totals"];
+    let (p, fl, s) = (
+        t["passed"].as_u64().unwrap_or(0),
+        t["failed"].as_u64().unwrap_or(0),
+        t["skipped"].as_u64().unwrap_or(0),
+    );
+    out.push_str(&format!(
+        "| **total** | **{p}** | **{fl}** | **{s}** | **{}** |\n",
+        p + fl + s
+    ));
+    out
+}
