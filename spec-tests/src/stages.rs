@@ -14,7 +14,10 @@ use crate::runner::{CaseState, Outcome, Stage};
 
 /// Builds the environment a case describes.
 pub fn case_env(case: &Case) -> Result<Env, String> {
-    let mut b = Env::builder().macros(!case.disable_macros);
+    // cel-go's conformance environment enables every extension library.
+    let mut b = Env::builder()
+        .macros(!case.disable_macros)
+        .all_extension_libraries();
     if !case.container.is_empty() {
         b = b.container(&case.container);
     }

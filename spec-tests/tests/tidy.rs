@@ -75,6 +75,18 @@ const RULES: &[Rule] = &[
         why: "checking is static: it needs types, never values or evaluation",
     },
     Rule {
+        subject: Subject::Package("cel-ext"),
+        forbidden: Forbidden::Packages(&["cel-checker", "cel-interp", "celerity"]),
+        kinds: Kinds::NormalAndBuild,
+        why: "a library is declarations, runtime functions and macros; it plugs into any evaluator",
+    },
+    Rule {
+        subject: Subject::Package("cel-interp"),
+        forbidden: Forbidden::Packages(&["cel-ir", "cel-jit"]),
+        kinds: Kinds::NormalAndBuild,
+        why: "the interpreter is the semantic reference; the JIT depends on it, never the reverse",
+    },
+    Rule {
         subject: Subject::Under("crates", &["celerity"]),
         forbidden: Forbidden::Packages(&["celerity"]),
         kinds: Kinds::NormalAndBuild,

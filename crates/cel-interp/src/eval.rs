@@ -304,6 +304,39 @@ pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> 
                 (Ok(_), Ok(_)) => Err(Error::no_such_overload()),
             }
         }
+        Node::AccuMapInsert {
+            id,
+            slot,
+            key,
+            value,
+        } => {
+            let acc = read_slot(*slot, st);
+            // Taken out so that the map is uniquely owned and grows in place.
+            st.slots[*slot] = Slot::Empty;
+            let k = key.as_ref().map(|k| eval(k, st));
+            let v = eval(value, st);
+            let mut map = match acc? {
+                Value::Map(m) => m,
+                _ => return Err(no_such_overload(*id)),
+            };
+            let m = Arc::make_mut(&mut map);
+            match k {
+                Some(k) => {
+                    let (k, v) = (k?, v?);
+                    cel_runtime::compare::map_insert_new(m, &k, v).map_err(|e| e.at(*id))?;
+                }
+                None => match v? {
+                    Value::Map(update) => {
+                        for (k, v) in update.iter() {
+                            cel_runtime::compare::map_insert_new(m, &k.to_value(), v.clone())
+                                .map_err(|e| e.at(*id))?;
+                        }
+                    }
+                    _ => return Err(no_such_overload(*id)),
+                },
+            }
+            Ok(Value::Map(map))
+        }
         Node::Fail(e) => Err(e.clone()),
     }
 }

@@ -154,6 +154,14 @@ pub(crate) enum Node {
     },
     /// A comprehension (macro expansion).
     Fold(Box<Fold>),
+    /// `cel.@mapInsert(accu, key, value)` or `cel.@mapInsert(accu, map)` inside a
+    /// comprehension step, inserting in place.
+    AccuMapInsert {
+        id: ExprId,
+        slot: usize,
+        key: Option<Box<Node>>,
+        value: Box<Node>,
+    },
     /// `accu + [elem]` inside a comprehension step, appending in place.
     AccuAppend { slot: usize, elem: Box<Node> },
     /// A node that always fails (e.g. an unparseable AST placeholder).
@@ -713,6 +721,32 @@ impl Planner<'_> {
     /// Plans a comprehension step, turning `accu + [e]` (the shape of `map` and `filter`) into
     /// an in-place append so that building a list is linear, not quadratic.
     fn plan_step(&mut self, step: &Expr, accu_var: &str, accu_slot: usize) -> Node {
+        if let Some((key, value)) = accu_map_insert(step, accu_var) {
+            return Node::AccuMapInsert {
+                id: step.id,
+                slot: accu_slot,
+                key: key.map(|k| Box::new(self.plan(k))),
+                value: Box::new(self.plan(value)),
+            };
+        }
+        if let ExprKind::Call(call) = &step.kind
+            && call.function == operators::CONDITIONAL
+            && let [c, t, f] = call.args.as_slice()
+            && matches!(&f.kind, ExprKind::Ident(n) if n == accu_var)
+            && let Some((key, value)) = accu_map_insert(t, accu_var)
+        {
+            return Node::Conditional {
+                id: step.id,
+                cond: Box::new(self.plan(c)),
+                then: Box::new(Node::AccuMapInsert {
+                    id: t.id,
+                    slot: accu_slot,
+                    key: key.map(|k| Box::new(self.plan(k))),
+                    value: Box::new(self.plan(value)),
+                }),
+                otherwise: Box::new(Node::Local { slot: accu_slot }),
+            };
+        }
         if let Some(elem) = accu_append_elem(step, accu_var) {
             return Node::AccuAppend {
                 slot: accu_slot,
@@ -738,6 +772,24 @@ impl Planner<'_> {
             };
         }
         self.plan(step)
+    }
+}
+
+/// If `e` is `cel.@mapInsert(accu, key, value)` or `cel.@mapInsert(accu, map)` (the steps of
+/// the two-variable transforms), the key (if any) and the value.
+fn accu_map_insert<'e>(e: &'e Expr, accu_var: &str) -> Option<(Option<&'e Expr>, &'e Expr)> {
+    let ExprKind::Call(call) = &e.kind else {
+        return None;
+    };
+    if call.function != "cel.@mapInsert" || call.target.is_some() {
+        return None;
+    }
+    match call.args.as_slice() {
+        [acc, k, v] if matches!(&acc.kind, ExprKind::Ident(n) if n == accu_var) => {
+            Some((Some(k), v))
+        }
+        [acc, m] if matches!(&acc.kind, ExprKind::Ident(n) if n == accu_var) => Some((None, m)),
+        _ => None,
     }
 }
 

@@ -211,6 +211,18 @@ pub fn in_map(key: &Value, map: &MapValue) -> bool {
     matches!(map.get(key), Ok(Some(_)))
 }
 
+/// Adds an entry whose key must be new, as the two-variable comprehension transforms do:
+/// "insert failed: key 1 already exists" when the map has the key (numerically equal keys
+/// count as the same), "unsupported key type" for a value that cannot be a key.
+pub fn map_insert_new(map: &mut MapValue, key: &Value, value: Value) -> Result<()> {
+    let k = Key::from_value(key).ok_or_else(|| Error::new("unsupported key type"))?;
+    if lookup_key(map, &k).is_some() {
+        return Err(Error::new(format!("insert failed: key {k} already exists")));
+    }
+    map.insert(k, value);
+    Ok(())
+}
+
 /// `@in` on any operands: "no such overload" when the right side is not a list or map.
 pub fn in_value(elem: &Value, container: &Value) -> Result<Value> {
     match container {

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use cel_checker::{CheckerEnv, CheckerOptions};
+use cel_ext::Library;
 use cel_interp::{FunctionTable, PlanEnv};
 use cel_runtime::{Error, FunctionRegistry, Implementation, Value};
 use cel_syntax::macros::{Macro, MacroTable};
@@ -72,6 +73,20 @@ pub struct EnvBuilder {
     registry: FunctionRegistry,
     macros: Vec<Macro>,
     provider: Option<Arc<dyn TypeProvider>>,
+    libraries: Vec<String>,
+}
+
+/// Adapts a boxed library to the `impl Library` the builder takes.
+#[derive(Debug)]
+struct BoxedLibrary(Box<dyn Library>);
+
+impl Library for BoxedLibrary {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn contents(&self) -> cel_ext::LibraryContents {
+        self.0.contents()
+    }
 }
 
 impl Default for EnvBuilder {
@@ -84,6 +99,7 @@ impl Default for EnvBuilder {
             registry: FunctionRegistry::standard(),
             macros: Vec::new(),
             provider: None,
+            libraries: Vec::new(),
         }
     }
 }
@@ -135,6 +151,31 @@ impl EnvBuilder {
     /// Registers the implementation of an overload id.
     pub fn implementation(mut self, overload_id: &str, implementation: Implementation) -> Self {
         self.registry.add(overload_id, implementation);
+        self
+    }
+
+    /// Adds a library: its declarations, implementations and macros. Adding the same
+    /// library (by name) twice has no further effect.
+    pub fn library(mut self, library: impl Library + 'static) -> Self {
+        if self.libraries.iter().any(|l| l == library.name()) {
+            return self;
+        }
+        self.libraries.push(library.name().to_string());
+        let contents = library.contents();
+        self.variables.extend(contents.variables);
+        self.functions.extend(contents.functions);
+        for (id, imp) in contents.implementations {
+            self.registry.add(&id, imp);
+        }
+        self.macros.extend(contents.macros);
+        self
+    }
+
+    /// Adds every extension library at its newest version.
+    pub fn all_extension_libraries(mut self) -> Self {
+        for lib in cel_ext::all_libraries() {
+            self = self.library(BoxedLibrary(lib));
+        }
         self
     }
 

@@ -33,12 +33,15 @@
 //! This crate only assembles the others (`cel-syntax`, `cel-types`, `cel-checker`,
 //! `cel-runtime`, `cel-interp`); nothing in `crates/` depends on it.
 
+#![deny(missing_docs)]
+
 mod ast;
 mod env;
 mod json;
 mod program;
 
 pub use ast::{Ast, Issues};
+pub use cel_ext::{Library, LibraryContents};
 pub use cel_runtime::{
     Activation, Duration, EmptyActivation, Error as EvalError, ErrorKind, Implementation, Key,
     ListValue, MapActivation, MapValue, OpaqueValue, Timestamp, Value,
