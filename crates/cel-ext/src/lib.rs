@@ -13,12 +13,13 @@ mod comprehensions;
 
 pub use comprehensions::TwoVarComprehensions;
 
-use cel_runtime::Implementation;
+use cel_cost::{ActualCostFn, CostKey, EstimateFn};
+use cel_runtime::{Implementation, Value};
 use cel_syntax::macros::Macro;
 use cel_types::{FunctionDecl, VariableDecl};
 
 /// What a library adds to an environment.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct LibraryContents {
     /// Variables and constants it declares.
     pub variables: Vec<VariableDecl>,
@@ -28,6 +29,24 @@ pub struct LibraryContents {
     pub implementations: Vec<(String, Implementation)>,
     /// Macros it adds to the parser.
     pub macros: Vec<Macro>,
+    /// Run-time costs of its calls, replacing the built-in rules (cel-go's
+    /// `CostTrackerOptions` / `ActualCostEstimator`), as described in `cost-model.md` §2.6.
+    pub actual_costs: Vec<(CostKey, ActualCostFn<Value>)>,
+    /// Static estimates of its calls (cel-go's `CostEstimatorOptions` / `CostEstimator`).
+    pub estimated_costs: Vec<(CostKey, EstimateFn)>,
+}
+
+impl std::fmt::Debug for LibraryContents {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LibraryContents")
+            .field("variables", &self.variables)
+            .field("functions", &self.functions)
+            .field("implementations", &self.implementations.len())
+            .field("macros", &self.macros.len())
+            .field("actual_costs", &self.actual_costs.len())
+            .field("estimated_costs", &self.estimated_costs.len())
+            .finish()
+    }
 }
 
 /// A library of CEL functions, macros and declarations.

@@ -1,0 +1,15 @@
+//! `cel-cost` is cel-go v0.29.2's cost model, written once for the checker's estimator and
+//! both evaluators, so that a budget means the same thing everywhere (and the same thing as
+//! in Kubernetes).
+//!
+//! It owns cel-go's constants, the cost of each built-in overload (statically, from size
+//! ranges; at run time, from actual sizes), and the hook types through which a library or a
+//! host replaces a call's cost, as cel-go's `OverloadCostEstimate`, `CostEstimator` and
+//! `ActualCostEstimator` do.
+//!
+//! It knows types and the checked AST, never runtime values: run-time formulas take sizes,
+//! and hooks that need to look at values are generic over the value type.
+
+mod model;
+
+pub use model::*;

@@ -1,0 +1,187 @@
+//! Cost units, ranges and hooks.
+
+use std::sync::Arc;
+
+use cel_types::Type;
+
+/// Each identifier resolution and each field or index qualification.
+pub const SELECT_AND_IDENT_COST: u64 = 1;
+/// Literals and type names used as values.
+pub const CONST_COST: u64 = 0;
+/// Each list literal evaluated (elements are charged separately).
+pub const LIST_CREATE_BASE_COST: u64 = 10;
+/// Each map literal evaluated.
+pub const MAP_CREATE_BASE_COST: u64 = 30;
+/// Each message literal evaluated.
+pub const STRUCT_CREATE_BASE_COST: u64 = 40;
+/// Multiplied by a string, bytes or list size for one traversal.
+pub const STRING_TRAVERSAL_COST_FACTOR: f64 = 0.1;
+/// Multiplied by the length of a regular expression.
+pub const REGEX_STRING_LENGTH_COST_FACTOR: f64 = 0.25;
+/// The cost of a call with no rule of its own.
+pub const CALL_COST: u64 = 1;
+/// The largest value a size or cost can take (cel-go's `math.MaxUint64`).
+pub const UNKNOWN: u64 = u64::MAX;
+
+/// A range of sizes: code points of a string, bytes of bytes, entries of a list or map
+/// (cel-go's `SizeEstimate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SizeRange {
+    /// The smallest size.
+    pub min: u64,
+    /// The largest size.
+    pub max: u64,
+}
+
+/// A range of costs (cel-go's `CostEstimate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct CostRange {
+    /// The cheapest evaluation.
+    pub min: u64,
+    /// The most expensive evaluation.
+    pub max: u64,
+}
+
+impl SizeRange {
+    /// An exact size.
+    pub const fn exact(n: u64) -> SizeRange {
+        SizeRange { min: n, max: n }
+    }
+
+    /// A size about which nothing is known: `[0, u64::MAX]`.
+    pub const fn unknown() -> SizeRange {
+        SizeRange {
+            min: 0,
+            max: UNKNOWN,
+        }
+    }
+
+    /// Sum of two sizes, saturating.
+    pub fn add(self, o: SizeRange) -> SizeRange {
+        SizeRange {
+            min: self.min.saturating_add(o.min),
+            max: self.max.saturating_add(o.max),
+        }
+    }
+
+    /// Product of two sizes, saturating.
+    pub fn multiply(self, o: SizeRange) -> SizeRange {
+        SizeRange {
+            min: self.min.saturating_mul(o.min),
+            max: self.max.saturating_mul(o.max),
+        }
+    }
+
+    /// The smallest range covering both.
+    pub fn union(self, o: SizeRange) -> SizeRange {
+        SizeRange {
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+        }
+    }
+
+    /// The cost of traversing something of this size once, with a factor, each bound rounded
+    /// up (cel-go's `MultiplyByCostFactor`).
+    pub fn multiply_by_factor(self, f: f64) -> CostRange {
+        CostRange {
+            min: ceil_factor(self.min, f),
+            max: ceil_factor(self.max, f),
+        }
+    }
+
+    /// The size as a cost range.
+    pub fn as_cost(self) -> CostRange {
+        CostRange {
+            min: self.min,
+            max: self.max,
+        }
+    }
+}
+
+impl CostRange {
+    /// An exact cost.
+    pub const fn exact(n: u64) -> CostRange {
+        CostRange { min: n, max: n }
+    }
+
+    /// Sum, saturating.
+    pub fn add(self, o: CostRange) -> CostRange {
+        CostRange {
+            min: self.min.saturating_add(o.min),
+            max: self.max.saturating_add(o.max),
+        }
+    }
+
+    /// Product with a size range, saturating (cel-go's `MultiplyByCost` for comprehensions).
+    pub fn multiply_by_size(self, size: SizeRange) -> CostRange {
+        CostRange {
+            min: self.min.saturating_mul(size.min),
+            max: self.max.saturating_mul(size.max),
+        }
+    }
+
+    /// Product of two cost ranges, saturating.
+    pub fn multiply(self, o: CostRange) -> CostRange {
+        CostRange {
+            min: self.min.saturating_mul(o.min),
+            max: self.max.saturating_mul(o.max),
+        }
+    }
+
+    /// The smallest range covering both.
+    pub fn union(self, o: CostRange) -> CostRange {
+        CostRange {
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+        }
+    }
+}
+
+/// `ceil(n * f)`, saturating at `u64::MAX` as cel-go does.
+pub fn ceil_factor(n: u64, f: f64) -> u64 {
+    let v = (n as f64 * f).ceil();
+    if v >= u64::MAX as f64 {
+        UNKNOWN
+    } else {
+        v as u64
+    }
+}
+
+/// The static estimate of one call: its own cost (argument costs excluded) and, for
+/// strings, bytes, lists and maps, the size of its result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallEstimate {
+    /// The call's own cost.
+    pub cost: CostRange,
+    /// The size of the result, if the estimator knows it.
+    pub result_size: Option<SizeRange>,
+}
+
+/// What a static cost hook learns about one argument (the receiver first).
+#[derive(Clone, Debug)]
+pub struct EstimateArg {
+    /// The argument's checked type.
+    pub ty: Type,
+    /// Its size range, if known.
+    pub size: Option<SizeRange>,
+}
+
+/// A static cost hook: given the arguments (receiver first), the call's estimate, or `None`
+/// to fall through to the next rule.
+pub type EstimateFn = Arc<dyn Fn(&[EstimateArg]) -> Option<CallEstimate> + Send + Sync>;
+
+/// A run-time cost hook over values of type `V`: given the arguments (receiver first) and
+/// the result, the call's own cost, or `None` to fall through to the next rule. It replaces
+/// the function's cost entirely; argument costs are charged by the arguments themselves.
+pub type ActualCostFn<V> = Arc<dyn Fn(&[V], &V) -> Option<u64> + Send + Sync>;
+
+/// What a cost hook applies to.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CostKey {
+    /// One overload, by id (cel-go's per-overload trackers and estimators, used by the
+    /// extension libraries). Consulted first.
+    Overload(String),
+    /// Every overload of a function, by name (Kubernetes' `CostEstimator` overrides by
+    /// name). Consulted after overload hooks, before the built-in table.
+    Function(String),
+}

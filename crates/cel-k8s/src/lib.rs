@@ -1,0 +1,1 @@
+//! Kubernetes libraries (in progress).
