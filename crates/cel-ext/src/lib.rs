@@ -1,22 +1,94 @@
 //! `cel-ext` holds cel-go's extension libraries, each one thing made of declarations (for the
-//! checker), implementations (for both evaluators), macros (for the parser) and, as the cost
-//! model lands, cost formulas, behind one [`Library`] trait.
+//! checker), implementations (for both evaluators), macros (for the parser) and cost formulas,
+//! behind one [`Library`] trait.
 //!
 //! Libraries are versioned as cel-go versions them, so an environment can ask for exactly
-//! what Kubernetes enables (strings version 2, lists version 3, ...).
+//! what Kubernetes enables (strings version 2, lists version 3, ...): each library type has a
+//! `version(n)` constructor, and its `Default` is the newest version.
 //!
-//! It depends on `cel-syntax` (macros), `cel-types` (declarations) and `cel-runtime`
-//! (values); it must not depend on the checker, the interpreter, the JIT or the facade. The
-//! meaning of each function is written here, or in `cel-runtime` when the core needs it too.
+//! It depends on `cel-syntax` (macros), `cel-types` (declarations), `cel-runtime` (values) and
+//! `cel-cost` (cost hook types); it must not depend on the interpreter, the JIT or the facade.
+//! The meaning of each function is written here, or in `cel-runtime` when the core needs it
+//! too.
+//!
+//! # The libraries
+//!
+//! | library | cel-go | name | versions | module |
+//! |---|---|---|---|---|
+//! | [`Strings`] | `ext.Strings()` | `cel.lib.ext.strings` | 0–5 | [`strings`] |
+//! | [`Math`] | `ext.Math()` | `cel.lib.ext.math` | 0–2 | [`math`] |
+//! | [`Encoders`] | `ext.Encoders()` | `cel.lib.ext.encoders` | 0 | [`encoders`] |
+//! | [`Bindings`] | `ext.Bindings()` | `cel.lib.ext.cel.bindings` | 0 | [`bindings`] |
+//! | [`Lists`] | `ext.Lists()` | `cel.lib.ext.lists` | 0–3 | [`lists`] |
+//! | [`Sets`] | `ext.Sets()` | `cel.lib.ext.sets` | 0 | [`sets`] |
+//! | [`Regex`] | `ext.Regex()` | `cel.lib.ext.regex` | 0 | [`regex`] |
+//! | [`Network`] | `ext.Network()` | `cel.lib.ext.network` | 0 | [`network`] |
+//! | [`TwoVarComprehensions`] | `ext.TwoVarComprehensions()` | `cel.lib.ext.comprev2` | 0 | — |
+//!
+//! Each module documents its functions: signature, an example, the cost, and the library
+//! version that introduced it.
+//!
+//! # Costs
+//!
+//! Libraries supply two kinds of cost hook, keyed by overload id
+//! ([`cel_cost::CostKey::Overload`]):
+//!
+//! * run-time costs ([`LibraryContents::actual_costs`]), cel-go's per-overload cost trackers,
+//!   computed from the argument and result values (`cost-model.md` §2.6);
+//! * static estimates ([`LibraryContents::estimated_costs`]), cel-go's
+//!   `OverloadCostEstimate`s, computed from size ranges (§3.4).
+//!
+//! Every formula is a small named function over sizes (in the library's module), tested
+//! against cel-go's published (expression, cost) pairs; the hooks only extract sizes. A
+//! function without a hook costs what the built-in rules say (1 per call, or the core's rule
+//! for `string_format` and `strings_quote`).
+//!
+//! # Bounded allocation
+//!
+//! A few functions can return values far larger than their inputs (`lists.range(n)`,
+//! `replace`, `join`, `format` with a large precision, `flatten`, `regex.replace`). Before
+//! allocating, each computes (or bounds) the size of its result and fails with an error
+//! instead of attempting an allocation above [`MAX_RESULT_BYTES`] bytes of text or
+//! [`MAX_LIST_ELEMENTS`] list elements. Both limits are far above anything an evaluation
+//! under Kubernetes' largest cost budget (10⁷ units, where every costed byte or element
+//! costs at least 0.1) can produce, and far below what would exhaust memory, so they never
+//! change an answer cel-go gives within a budget and only turn a process abort into an
+//! ordinary CEL error.
 
 mod comprehensions;
+pub mod costs;
 
+pub mod bindings;
+pub mod encoders;
+pub mod lists;
+pub mod math;
+pub mod network;
+pub mod regex;
+pub mod sets;
+pub mod strings;
+
+pub use crate::regex::Regex;
+pub use bindings::Bindings;
 pub use comprehensions::TwoVarComprehensions;
+pub use encoders::Encoders;
+pub use lists::Lists;
+pub use math::Math;
+pub use network::Network;
+pub use sets::Sets;
+pub use strings::Strings;
 
 use cel_cost::{ActualCostFn, CostKey, EstimateFn};
 use cel_runtime::{Implementation, Value};
 use cel_syntax::macros::Macro;
-use cel_types::{FunctionDecl, VariableDecl};
+use cel_types::{FunctionDecl, Type, VariableDecl};
+
+/// The largest string (in bytes) a library function builds: 1 GiB. A result that would be
+/// larger is an error instead ("... exceeds maximum allowed ...").
+pub const MAX_RESULT_BYTES: usize = 1 << 30;
+
+/// The largest list (in elements) a library function builds: 2²⁶ (67,108,864), about 1.5 GiB
+/// of values. `lists.range` has cel-go's own, lower limit of 10,000,000.
+pub const MAX_LIST_ELEMENTS: usize = 1 << 26;
 
 /// What a library adds to an environment.
 #[derive(Clone, Default)]
@@ -34,6 +106,10 @@ pub struct LibraryContents {
     pub actual_costs: Vec<(CostKey, ActualCostFn<Value>)>,
     /// Static estimates of its calls (cel-go's `CostEstimatorOptions` / `CostEstimator`).
     pub estimated_costs: Vec<(CostKey, EstimateFn)>,
+    /// Types the library defines (cel-go's `cel.Types(...)`), such as the opaque `net.IP`:
+    /// an environment should resolve each one's name (`net.IP`) as a type identifier, as it
+    /// does `int` or `google.protobuf.Timestamp`, in the checker and in the planner.
+    pub types: Vec<Type>,
 }
 
 impl std::fmt::Debug for LibraryContents {
@@ -45,6 +121,7 @@ impl std::fmt::Debug for LibraryContents {
             .field("macros", &self.macros.len())
             .field("actual_costs", &self.actual_costs.len())
             .field("estimated_costs", &self.estimated_costs.len())
+            .field("types", &self.types)
             .finish()
     }
 }
@@ -60,5 +137,86 @@ pub trait Library: Send + Sync + std::fmt::Debug {
 
 /// Every extension library at its newest version, as the conformance suite expects them.
 pub fn all_libraries() -> Vec<Box<dyn Library>> {
-    vec![Box::new(TwoVarComprehensions)]
+    vec![
+        Box::new(TwoVarComprehensions),
+        Box::new(Strings::default()),
+        Box::new(Math::default()),
+        Box::new(Encoders::default()),
+        Box::new(Bindings),
+        Box::new(Lists::default()),
+        Box::new(Sets),
+        Box::new(Regex),
+        Box::new(Network),
+    ]
+}
+
+/// Go's `strconv.Quote`, for error messages that quote their input as cel-go's do: escapes
+/// for `"`, `\\` and control characters, other text as is.
+pub(crate) fn go_quote(s: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if c.is_control() || (c.is_whitespace() && c != ' ') => {
+                if (c as u32) < 0x10000 {
+                    let _ = write!(out, "\\u{:04x}", c as u32);
+                } else {
+                    let _ = write!(out, "\\U{:08x}", c as u32);
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Helpers the library modules share to build their contents.
+pub(crate) mod build {
+    use std::sync::Arc;
+
+    use cel_cost::{CallEstimate, CostKey, EstimateArg};
+    use cel_runtime::{Implementation, Value};
+
+    use crate::LibraryContents;
+
+    impl LibraryContents {
+        /// Registers an implementation.
+        pub(crate) fn implement(&mut self, id: &str, imp: Implementation) {
+            self.implementations.push((id.to_string(), imp));
+        }
+
+        /// Registers a run-time cost hook for an overload.
+        pub(crate) fn track(
+            &mut self,
+            id: &str,
+            f: impl Fn(&[Value], &Value) -> Option<u64> + Send + Sync + 'static,
+        ) {
+            self.actual_costs
+                .push((CostKey::Overload(id.to_string()), Arc::new(f)));
+        }
+
+        /// Registers a static cost estimate for an overload.
+        pub(crate) fn estimate(
+            &mut self,
+            id: &str,
+            f: impl Fn(&[EstimateArg]) -> Option<CallEstimate> + Send + Sync + 'static,
+        ) {
+            self.estimated_costs
+                .push((CostKey::Overload(id.to_string()), Arc::new(f)));
+        }
+    }
 }
