@@ -55,6 +55,22 @@
 //! change an answer cel-go gives within a budget and only turn a process abort into an
 //! ordinary CEL error.
 
+//!
+//! # Where this crate departs from cel-go v0.29.2
+//!
+//! * `format` uses the cel-spec formatter (cel-go's strings version 4 and later) at every
+//!   version, not the locale-dependent formatter of versions 1 to 3; below version 5 its
+//!   precision is capped at [`strings::format::SAFETY_MAX_PRECISION`] (cel-go has no cap
+//!   there).
+//! * cel-go checks literal `format` calls at check time (an AST validator); this crate has
+//!   no validator hook, so those errors appear at evaluation.
+//! * `sort` and `sortBy` are stable; cel-go's sort is not for more than 12 elements, so equal
+//!   keys may come out in another order there.
+//! * Estimates of `lists.range`, `slice`, `flatten(d)` and `substring` cannot read literal
+//!   integer arguments (the hook sees sizes only) and assume the unknown value.
+//! * The size limits above ([`MAX_RESULT_BYTES`], [`MAX_LIST_ELEMENTS`]) turn absurd
+//!   allocations into errors.
+
 mod comprehensions;
 pub mod costs;
 
@@ -218,5 +234,82 @@ pub(crate) mod build {
             self.estimated_costs
                 .push((CostKey::Overload(id.to_string()), Arc::new(f)));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(c: &LibraryContents) -> Vec<String> {
+        c.actual_costs
+            .iter()
+            .map(|(k, _)| match k {
+                CostKey::Overload(id) | CostKey::Function(id) => id.clone(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_library_once_with_implemented_overloads() {
+        let libs = all_libraries();
+        let mut names: Vec<&str> = libs.iter().map(|l| l.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), libs.len());
+        for lib in &libs {
+            let c = lib.contents();
+            for f in &c.functions {
+                for o in &f.overloads {
+                    assert!(
+                        c.implementations.iter().any(|(id, _)| *id == o.id),
+                        "{}: {} has no implementation",
+                        lib.name(),
+                        o.id
+                    );
+                }
+            }
+            for (id, _) in &c.implementations {
+                assert!(
+                    c.functions
+                        .iter()
+                        .any(|f| f.overloads.iter().any(|o| o.id == *id)),
+                    "{}: {id} is not declared",
+                    lib.name()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn cost_hooks_by_version() {
+        assert!(keys(&Lists::version(2).contents()).is_empty());
+        let v3 = keys(&Lists::version(3).contents());
+        for id in [
+            "list_slice",
+            "lists_range",
+            "list_reverse",
+            "list_distinct",
+            "list_flatten",
+            "list_flatten_int",
+            "list_string_sort",
+            "list_google.protobuf.Duration_sortByAssociatedKeys",
+        ] {
+            assert!(v3.iter().any(|k| k == id), "{id}");
+        }
+        assert_eq!(keys(&Sets.contents()).len(), 3);
+        assert_eq!(keys(&Regex.contents()).len(), 4);
+        assert!(keys(&Math::default().contents()).is_empty());
+        assert!(keys(&Encoders::default().contents()).is_empty());
+        assert!(keys(&Network.contents()).is_empty());
+        assert_eq!(keys(&Strings::version(5).contents()).len(), 17);
+    }
+
+    #[test]
+    fn go_quoting() {
+        assert_eq!(
+            go_quote("a\"b\\c\n\u{1}\u{a0}é"),
+            "\"a\\\"b\\\\c\\n\\x01\\u00a0é\""
+        );
     }
 }

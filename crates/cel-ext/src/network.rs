@@ -38,8 +38,9 @@
 //! | `masked` | `net.CIDR.masked() -> net.CIDR` | `cidr('10.1.2.3/8').masked()` → `cidr('10.0.0.0/8')` |
 //! | `prefixLength` | `net.CIDR.prefixLength() -> int` | `cidr('10.0.0.0/8').prefixLength()` → 8 |
 //!
-//! All functions exist since the library's first version (cel-go v0.25). None has a cost
-//! hook: each call costs 1.
+//! All functions belong to the library's version 0 (cel-go's `isMask` and compile-time
+//! validation of literal arguments came later and are not included). None has a cost hook:
+//! each call costs 1.
 //!
 //! The library declares the types `net.IP` and `net.CIDR` ([`LibraryContents::types`]); an
 //! environment that registers them lets expressions name them (`type(x) == net.IP`).

@@ -20,7 +20,7 @@
 //! | `reverse` | `string.reverse() -> string` | `'abc'.reverse()` → `'cba'` | 3 |
 //!
 //! Version 4 made `format` follow the cel-spec `strings.md` formatter; this crate uses that
-//! formatter at every version (see [`format`]). Version 5 adds cost hooks and caps the
+//! formatter at every version (see [`mod@format`]). Version 5 adds cost hooks and caps the
 //! `format` precision at 100.
 //!
 //! Errors, in cel-go's words: `index out of range: 6` (`charAt`, negative offsets of
