@@ -204,13 +204,10 @@ impl Analyzer<'_> {
                             c.function.as_str(),
                             operators::INDEX | operators::OPT_INDEX | operators::OPT_SELECT
                         )
-                        && !c.args.is_empty() =>
+                        && !c.args.is_empty()
+                        && self.is_attribute(&c.args[0]) =>
                 {
-                    if self.is_attribute(&c.args[0]) {
-                        cur = &c.args[0];
-                    } else {
-                        return 1;
-                    }
+                    cur = &c.args[0];
                 }
                 ExprKind::Call(c) if c.function == operators::CONDITIONAL => return 0,
                 _ => return 1,

@@ -21,8 +21,9 @@ pub struct EnvOptions {
     /// Enable the optional-types library: `x.?f`, `m[?k]`, `optional.of`, `orValue`, ...
     /// (cel-go's `cel.OptionalTypes()`). On by default.
     pub optional_types: bool,
-    /// Reject list and map literals with mixed element types at check time (Kubernetes sets
-    /// this). Off by default.
+    /// Reject list and map literals whose elements (keys, values) have different types,
+    /// `dyn` included, after checking (Kubernetes sets this). As in cel-go v0.29, literals
+    /// inside `format(...)` calls are exempt. Off by default: mixed literals are `list(dyn)`.
     pub homogeneous_aggregate_literals: bool,
     /// Allow `1 < 1.5` and other mixed numeric comparisons at check time (Kubernetes sets
     /// this from 1.28). Off by default.
@@ -42,6 +43,34 @@ pub struct EnvOptions {
     pub optimize: bool,
     /// The cost limit of each evaluation (`None`: unlimited), cel-go's `CostLimit`.
     pub cost_limit: Option<u64>,
+    /// Reject `duration('...')` with a constant argument that does not convert, at compile
+    /// time ("invalid duration argument").
+    pub validate_duration_literals: bool,
+    /// Reject `timestamp('...')` with a constant argument that does not convert.
+    pub validate_timestamp_literals: bool,
+    /// Reject `matches` with a constant pattern that does not compile.
+    pub validate_regex_literals: bool,
+}
+
+impl EnvOptions {
+    /// What the Kubernetes API server sets (for the newest version, without its libraries):
+    /// homogeneous aggregate literals, cross-type numeric comparisons, optional types, the
+    /// four literal validators, `OptOptimize`, free presence tests, and the per-call cost
+    /// limit of 1,000,000.
+    pub fn kubernetes() -> EnvOptions {
+        EnvOptions {
+            homogeneous_aggregate_literals: true,
+            cross_type_numeric_comparisons: true,
+            optional_types: true,
+            presence_test_has_cost: false,
+            optimize: true,
+            cost_limit: Some(1_000_000),
+            validate_duration_literals: true,
+            validate_timestamp_literals: true,
+            validate_regex_literals: true,
+            ..EnvOptions::default()
+        }
+    }
 }
 
 impl Default for EnvOptions {
@@ -56,6 +85,9 @@ impl Default for EnvOptions {
             presence_test_has_cost: true,
             optimize: false,
             cost_limit: None,
+            validate_duration_literals: false,
+            validate_timestamp_literals: false,
+            validate_regex_literals: false,
         }
     }
 }
@@ -269,7 +301,7 @@ impl EnvBuilder {
         self
     }
 
-    /// Rejects mixed-type list and map literals at check time.
+    /// Rejects mixed-type list and map literals after checking.
     pub fn homogeneous_aggregate_literals(mut self, on: bool) -> Self {
         self.options.homogeneous_aggregate_literals = on;
         self
@@ -298,7 +330,9 @@ impl EnvBuilder {
             checker.set_provider(p.clone());
         }
         checker.set_options(CheckerOptions {
-            homogeneous_aggregate_literals: self.options.homogeneous_aggregate_literals,
+            // cel-go v0.29 implements homogeneous literals as a validator after checking
+            // (which exempts `format` arguments), not in the checker.
+            homogeneous_aggregate_literals: false,
             cross_type_numeric_comparisons: self.options.cross_type_numeric_comparisons,
         });
         for v in self.variables {
@@ -380,7 +414,11 @@ impl Env {
 
     /// Type-checks a parsed expression.
     pub fn check(&self, ast: &Ast) -> Result<Ast, Issues> {
-        let (checked, diagnostics) = cel_checker::check(&self.inner.checker, &ast.parsed);
+        let (checked, mut diagnostics) = cel_checker::check(&self.inner.checker, &ast.parsed);
+        if diagnostics.is_empty() {
+            diagnostics =
+                crate::validate::validate(&checked, &self.inner.options, &self.inner.plan_env);
+        }
         if !diagnostics.is_empty() {
             return Err(Issues::new(diagnostics, ast.source.clone()));
         }

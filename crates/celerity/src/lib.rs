@@ -39,6 +39,7 @@ mod ast;
 mod env;
 mod json;
 mod program;
+mod validate;
 
 pub use ast::{Ast, Issues};
 pub use cel_cost::{
