@@ -10,6 +10,12 @@
 //! It knows types and the checked AST, never runtime values: run-time formulas take sizes,
 //! and hooks that need to look at values are generic over the value type.
 
+mod actual;
+mod estimate;
 mod model;
+mod plan;
 
+pub use actual::{builtin_call_cost, builtin_call_cost_with, builtin_fixed_cost};
+pub use estimate::{EstimateNode, EstimateOptions, NoSizes, PathSizes, SizeEstimator, estimate};
 pub use model::*;
+pub use plan::{Charge, CostOptions, CostPlan};

@@ -57,7 +57,7 @@ impl SizeRange {
     }
 
     /// Sum of two sizes, saturating.
-    pub fn add(self, o: SizeRange) -> SizeRange {
+    pub fn plus(self, o: SizeRange) -> SizeRange {
         SizeRange {
             min: self.min.saturating_add(o.min),
             max: self.max.saturating_add(o.max),
@@ -105,7 +105,7 @@ impl CostRange {
     }
 
     /// Sum, saturating.
-    pub fn add(self, o: CostRange) -> CostRange {
+    pub fn plus(self, o: CostRange) -> CostRange {
         CostRange {
             min: self.min.saturating_add(o.min),
             max: self.max.saturating_add(o.max),

@@ -1,17 +1,21 @@
-//! Evaluation of a planned expression.
+//! Evaluation of a planned expression, with cel-go's run-time cost accounting.
 //!
 //! Errors are values: every node returns `Result<Value, Error>`, and `&&`, `||`, `?:`,
 //! `@not_strictly_false` and comprehensions decide what to do with an error operand exactly
 //! as cel-go does (commutative absorption in the logical operators, the accumulator of a
 //! comprehension holding an error and carrying on). Only cost-limit and cancellation errors
 //! stop evaluation outright.
+//!
+//! Every node charges its cost when it has been evaluated, in the order cel-go's observer
+//! sees them; after each charge the running total is compared with the limit, and exceeding
+//! it stops evaluation with the total reached (including the step that crossed the limit).
 
 use std::sync::{Arc, OnceLock};
 
-use cel_runtime::{Activation, Error, FunctionRegistry, Implementation, MapValue, Result, Value};
+use cel_runtime::{Activation, Error, FunctionRegistry, MapValue, Result, Value};
 
 use crate::functions::dispatch;
-use crate::plan::{Dispatch, Fold, Node, Plan, map_key};
+use crate::plan::{CallCost, Dispatch, Fold, Node, Plan, StepCost, map_key};
 
 /// A comprehension variable's state.
 #[derive(Clone, Debug)]
@@ -27,16 +31,51 @@ enum Slot<'p> {
 pub(crate) struct State<'p, 'a> {
     activation: &'a dyn Activation,
     slots: Vec<Slot<'p>>,
+    cost: u64,
+    limit: u64,
+}
+
+impl State<'_, '_> {
+    /// Adds to the running cost; fails once it exceeds the limit.
+    #[inline]
+    fn charge(&mut self, n: u64) -> Result<()> {
+        self.cost = self.cost.saturating_add(n);
+        if self.cost > self.limit {
+            return Err(Error::cost_limit_exceeded());
+        }
+        Ok(())
+    }
+}
+
+/// The outcome of one evaluation: the value or error, and the cost reached.
+#[derive(Clone, Debug)]
+pub struct Evaluation {
+    /// The value, or the error the expression evaluated to.
+    pub result: Result<Value>,
+    /// The run-time cost, in cel-go's units; for a failed evaluation, the cost reached when
+    /// it failed.
+    pub cost: u64,
 }
 
 impl Plan {
-    /// Evaluates the expression against an activation.
+    /// Evaluates the expression against an activation, without a cost limit.
     pub fn eval(&self, activation: &dyn Activation) -> Result<Value> {
+        self.eval_with_limit(activation, None).result
+    }
+
+    /// Evaluates with an optional cost limit, reporting the cost.
+    pub fn eval_with_limit(&self, activation: &dyn Activation, limit: Option<u64>) -> Evaluation {
         let mut st = State {
             activation,
             slots: vec![Slot::Empty; self.slots],
+            cost: 0,
+            limit: limit.unwrap_or(u64::MAX),
         };
-        eval(&self.root, &mut st)
+        let result = eval(&self.root, &mut st);
+        Evaluation {
+            result,
+            cost: st.cost,
+        }
     }
 }
 
@@ -52,7 +91,8 @@ fn std_call(id: &str, args: &[Value]) -> Result<Value> {
     }
 }
 
-/// Whether an error must stop evaluation rather than be absorbed.
+/// Whether a result must stop evaluation rather than be absorbed.
+#[inline]
 fn fatal(r: &Result<Value>) -> bool {
     matches!(r, Err(e) if !e.is_absorbable())
 }
@@ -61,77 +101,227 @@ fn no_such_overload(id: i64) -> Error {
     Error::no_such_overload().at(id)
 }
 
+/// cel-go's `actualSize`: code points, bytes, entries; a present optional's value's size; 1
+/// for anything else.
+fn actual_size(v: &Value) -> u64 {
+    match v {
+        Value::String(s) => s.chars().count() as u64,
+        Value::Bytes(b) => b.len() as u64,
+        Value::List(l) => l.len() as u64,
+        Value::Map(m) => m.len() as u64,
+        Value::Optional(Some(v)) => actual_size(v),
+        _ => 1,
+    }
+}
+
+/// The cost of a call whose arguments and result are known: a hook's answer, or the
+/// built-in table's.
+#[inline]
+fn call_cost(cost: &CallCost, args: &[Value], result: &Result<Value>) -> u64 {
+    if cost.hooks.is_empty()
+        && let Some(fixed) = cost.fixed
+    {
+        return fixed;
+    }
+    call_cost_slow(cost, args, result)
+}
+
+fn call_cost_slow(cost: &CallCost, args: &[Value], result: &Result<Value>) -> u64 {
+    if !cost.hooks.is_empty() {
+        let res = match result {
+            Ok(v) => v.clone(),
+            Err(_) => Value::Null,
+        };
+        for h in &cost.hooks {
+            if let Some(c) = h(args, &res) {
+                return c;
+            }
+        }
+    }
+    cel_cost::builtin_call_cost_with(&cost.overload, &|i| {
+        args.get(i).map(actual_size).unwrap_or(1)
+    })
+}
+
+/// Charges a step's qualifier (when its operand resolved) and then its root, keeping the
+/// step's result.
+#[inline]
+fn finish_step(
+    st: &mut State<'_, '_>,
+    cost: StepCost,
+    qualified: bool,
+    r: Result<Value>,
+) -> Result<Value> {
+    if qualified {
+        st.charge(cost.qualifier)?;
+    }
+    st.charge(cost.root)?;
+    r
+}
+
 pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> {
     match node {
         Node::Const(v) => Ok(v.clone()),
-        Node::ConstList { value } => Ok(value.clone()),
-        Node::Global { id, name } => st
-            .activation
-            .resolve(name)
-            .ok_or_else(|| Error::no_such_attribute(name).at(*id)),
+        Node::ConstList { value, cost } => {
+            st.charge(*cost)?;
+            Ok(value.clone())
+        }
+        Node::Global { id, name, cost } => {
+            let r = st
+                .activation
+                .resolve(name)
+                .ok_or_else(|| Error::no_such_attribute(name).at(*id));
+            st.charge(*cost)?;
+            r
+        }
         Node::MaybeGlobal {
             id,
             candidates,
             type_value,
+            cost,
         } => {
-            for c in candidates {
-                if let Some(v) = st.activation.resolve(c) {
-                    return Ok(v);
-                }
-            }
-            match type_value {
-                Some(t) => Ok(t.clone()),
-                None => Err(Error::no_such_attribute(
+            let found = candidates.iter().find_map(|c| st.activation.resolve(c));
+            let r = match (found, type_value) {
+                (Some(v), _) => Ok(v),
+                (None, Some(t)) => Ok(t.clone()),
+                (None, None) => Err(Error::no_such_attribute(
                     candidates.last().map(|s| &**s).unwrap_or(""),
                 )
                 .at(*id)),
-            }
+            };
+            st.charge(*cost)?;
+            r
         }
         Node::Qualified {
             id,
             candidates,
             type_value,
+            cost,
         } => {
+            let mut result = None;
             for (var, rest) in candidates {
                 if let Some(mut v) = st.activation.resolve(var) {
+                    let mut r = Ok(());
                     for field in rest {
-                        v = select(&v, field).map_err(|e| e.at(*id))?;
+                        st.charge(cost.qualifier)?;
+                        match select(&v, field) {
+                            Ok(x) => v = x,
+                            Err(e) => {
+                                r = Err(e.at(*id));
+                                break;
+                            }
+                        }
                     }
-                    return Ok(v);
+                    result = Some(r.map(|_| v));
+                    break;
                 }
             }
-            match type_value {
-                Some(t) => Ok(t.clone()),
-                None => Err(Error::no_such_attribute(
+            let r = match (result, type_value) {
+                (Some(r), _) => r,
+                (None, Some(t)) => Ok(t.clone()),
+                (None, None) => Err(Error::no_such_attribute(
                     candidates.first().map(|(s, _)| &**s).unwrap_or(""),
                 )
                 .at(*id)),
+            };
+            st.charge(cost.root)?;
+            r
+        }
+        Node::Local { slot, cost } => {
+            let r = read_slot(*slot, st);
+            if fatal(&r) {
+                return r;
+            }
+            st.charge(*cost)?;
+            r
+        }
+        Node::Select {
+            id,
+            operand,
+            field,
+            cost,
+        } => {
+            let v = eval(operand, st);
+            match v {
+                Ok(v) => {
+                    let r = select(&v, field).map_err(|e| e.at(*id));
+                    finish_step(st, *cost, true, r)
+                }
+                Err(e) if !e.is_absorbable() => Err(e),
+                Err(e) => finish_step(st, *cost, false, Err(e)),
             }
         }
-        Node::Local { slot } => read_slot(*slot, st),
-        Node::Select { id, operand, field } => {
-            let v = eval(operand, st)?;
-            select(&v, field).map_err(|e| e.at(*id))
-        }
-        Node::Has { id, operand, field } => {
-            let v = eval(operand, st)?;
-            has_field(&v, field).map_err(|e| e.at(*id))
-        }
-        Node::OptSelect { id, operand, field } => {
-            let v = eval(operand, st)?;
-            opt_select(&v, field).map_err(|e| e.at(*id))
-        }
-        Node::Index { id, operand, index } => {
+        Node::Has {
+            id,
+            operand,
+            field,
+            cost,
+        } => {
             let v = eval(operand, st);
-            let i = eval(index, st);
-            let (v, i) = (v?, i?);
-            index_value(&v, &i).map_err(|e| e.at(*id))
+            match v {
+                Ok(v) => {
+                    let r = has_field(&v, field).map_err(|e| e.at(*id));
+                    finish_step(st, *cost, true, r)
+                }
+                Err(e) if !e.is_absorbable() => Err(e),
+                Err(e) => finish_step(st, *cost, false, Err(e)),
+            }
         }
-        Node::OptIndex { id, operand, index } => {
+        Node::OptSelect {
+            id,
+            operand,
+            field,
+            cost,
+        } => {
             let v = eval(operand, st);
-            let i = eval(index, st);
-            let (v, i) = (v?, i?);
-            opt_index(&v, &i).map_err(|e| e.at(*id))
+            match v {
+                Ok(v) => {
+                    let r = opt_select(&v, field).map_err(|e| e.at(*id));
+                    finish_step(st, *cost, true, r)
+                }
+                Err(e) if !e.is_absorbable() => Err(e),
+                Err(e) => finish_step(st, *cost, false, Err(e)),
+            }
+        }
+        Node::Index {
+            id,
+            operand,
+            index,
+            cost,
+        } => {
+            let v = eval(operand, st);
+            match v {
+                Ok(v) => {
+                    let i = eval(index, st);
+                    if fatal(&i) {
+                        return i;
+                    }
+                    let r = i.and_then(|i| index_value(&v, &i).map_err(|e| e.at(*id)));
+                    finish_step(st, *cost, true, r)
+                }
+                Err(e) if !e.is_absorbable() => Err(e),
+                Err(e) => finish_step(st, *cost, false, Err(e)),
+            }
+        }
+        Node::OptIndex {
+            id,
+            operand,
+            index,
+            cost,
+        } => {
+            let v = eval(operand, st);
+            match v {
+                Ok(v) => {
+                    let i = eval(index, st);
+                    if fatal(&i) {
+                        return i;
+                    }
+                    let r = i.and_then(|i| opt_index(&v, &i).map_err(|e| e.at(*id)));
+                    finish_step(st, *cost, true, r)
+                }
+                Err(e) if !e.is_absorbable() => Err(e),
+                Err(e) => finish_step(st, *cost, false, Err(e)),
+            }
         }
         Node::And { id, lhs, rhs } => {
             let l = eval(lhs, st);
@@ -183,12 +373,16 @@ pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> 
             Value::Bool(false) => eval(otherwise, st),
             _ => Err(no_such_overload(*id)),
         },
-        Node::NotStrictlyFalse { arg } => {
+        Node::NotStrictlyFalse { arg, cost } => {
             let r = eval(arg, st);
             if fatal(&r) {
                 return r;
             }
-            Ok(Value::Bool(!matches!(r, Ok(Value::Bool(false)))))
+            let out = Value::Bool(!matches!(r, Ok(Value::Bool(false))));
+            let arg_value = r.unwrap_or(Value::Null);
+            let c = call_cost(cost, std::slice::from_ref(&arg_value), &Ok(out.clone()));
+            st.charge(c)?;
+            Ok(out)
         }
         Node::OptOr { id, lhs, rhs } => match eval(lhs, st)? {
             Value::Optional(Some(v)) => Ok(Value::Optional(Some(v))),
@@ -203,98 +397,96 @@ pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> 
             Value::Optional(None) => eval(rhs, st),
             _ => Err(no_such_overload(*id)),
         },
-        Node::Call { id, args, dispatch } => eval_call(*id, args, dispatch, st),
-        Node::MatchesConst { id, subject, regex } => {
+        Node::Call {
+            id,
+            args,
+            dispatch,
+            cost,
+        } => eval_call(*id, args, dispatch, cost, st),
+        Node::MatchesConst {
+            id,
+            subject,
+            pattern,
+            regex,
+            cost,
+        } => {
             let s = eval(subject, st)?;
-            match (s, regex) {
-                (Value::String(s), Ok(re)) => Ok(Value::Bool(re.is_match(&s))),
+            let r = match (&s, regex) {
+                (Value::String(s), Ok(re)) => Ok(Value::Bool(re.is_match(s))),
                 (Value::String(_), Err(e)) => Err(e.clone()),
                 _ => Err(no_such_overload(*id)),
-            }
+            };
+            let c = call_cost(cost, &[s, pattern.clone()], &r);
+            st.charge(c)?;
+            r
+        }
+        Node::InSet { id, elem, set } => {
+            let v = eval(elem, st)?;
+            let _ = id;
+            Ok(Value::Bool(
+                set.iter().any(|s| cel_runtime::compare::equals(&v, s)),
+            ))
         }
         Node::List {
             id,
             elements,
             optional,
+            cost,
         } => {
-            let mut items = Vec::with_capacity(elements.len());
-            for (i, el) in elements.iter().enumerate() {
-                let v = eval(el, st)?;
-                if optional.get(i).copied().unwrap_or(false) {
-                    match v {
-                        Value::Optional(Some(inner)) => items.push((*inner).clone()),
-                        Value::Optional(None) => {}
-                        other => {
-                            return Err(Error::new(format!(
-                                "cannot initialize optional list element from non-optional value {}",
-                                cel_runtime::format::to_cel_literal(&other)
-                            ))
-                            .at(*id));
-                        }
-                    }
-                } else {
-                    items.push(v);
-                }
+            let r = eval_list(*id, elements, optional, st);
+            if fatal(&r) {
+                return r;
             }
-            Ok(Value::list(items))
+            st.charge(*cost)?;
+            r
         }
-        Node::Map { id, entries } => {
-            let mut m = MapValue::with_capacity(entries.len());
-            for (k, v, optional) in entries {
-                let k = eval(k, st)?;
-                let v = eval(v, st)?;
-                let key = map_key(&k).map_err(|e| e.at(*id))?;
-                let v = if *optional {
-                    match v {
-                        Value::Optional(Some(inner)) => (*inner).clone(),
-                        Value::Optional(None) => continue,
-                        other => {
-                            return Err(Error::new(format!(
-                                "cannot initialize optional entry '{}' from non-optional value {}",
-                                key,
-                                cel_runtime::format::to_cel_literal(&other)
-                            ))
-                            .at(*id));
-                        }
-                    }
-                } else {
-                    v
-                };
-                // cel-go keeps the last of repeated keys rather than failing (see
-                // ARCHITECTURE.md, "Where we follow cel-go rather than the spec").
-                m.insert(key, v);
+        Node::Map { id, entries, cost } => {
+            let r = eval_map(*id, entries, st);
+            if fatal(&r) {
+                return r;
             }
-            Ok(Value::Map(Arc::new(m)))
+            st.charge(*cost)?;
+            r
         }
         Node::Struct {
             id,
             type_name,
             fields,
+            cost,
         } => {
-            let mut values = Vec::with_capacity(fields.len());
-            for (name, node, optional) in fields {
-                let v = eval(node, st)?;
-                if *optional {
-                    match v {
-                        Value::Optional(Some(inner)) => {
-                            values.push((name.clone(), (*inner).clone()))
-                        }
-                        Value::Optional(None) => {}
-                        _ => return Err(no_such_overload(*id)),
-                    }
-                } else {
-                    values.push((name.clone(), v));
-                }
+            let r = eval_struct(*id, type_name, fields, st);
+            if fatal(&r) {
+                return r;
             }
-            crate::wellknown::construct(type_name, values).map_err(|e| e.at(*id))
+            st.charge(*cost)?;
+            r
         }
         Node::Fold(fold) => eval_fold(fold, st),
-        Node::AccuAppend { slot, elem } => {
+        Node::AccuAppend {
+            slot,
+            accu_cost,
+            elem,
+            list_cost,
+            add_cost,
+        } => {
             let acc = read_slot(*slot, st);
+            if fatal(&acc) {
+                return acc;
+            }
+            st.charge(*accu_cost)?;
             // Take the accumulator out so that its list is uniquely owned and can grow in place.
             st.slots[*slot] = Slot::Empty;
             let e = eval(elem, st);
-            match (acc, e) {
+            if fatal(&e) {
+                return e;
+            }
+            st.charge(*list_cost)?;
+            // The cost of `acc + [e]` as cel-go computes it: sizes of both operands.
+            let acc_size = match &acc {
+                Ok(Value::List(l)) => l.len() as u64,
+                _ => 1,
+            };
+            let r = match (acc, e) {
                 (Ok(Value::List(mut list)), Ok(e)) => {
                     Arc::make_mut(&mut list).push(e);
                     Ok(Value::List(list))
@@ -302,43 +494,167 @@ pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> 
                 (Err(a), _) => Err(a),
                 (_, Err(e)) => Err(e),
                 (Ok(_), Ok(_)) => Err(Error::no_such_overload()),
-            }
+            };
+            // Hooks never apply to `_+_`; the built-in cost of `add_list` is fixed anyway.
+            let c = cel_cost::builtin_call_cost(&add_cost.overload, &[acc_size, 1]);
+            st.charge(c)?;
+            r
         }
         Node::AccuMapInsert {
             id,
             slot,
+            accu_cost,
             key,
             value,
+            cost,
         } => {
             let acc = read_slot(*slot, st);
+            if fatal(&acc) {
+                return acc;
+            }
+            st.charge(*accu_cost)?;
             // Taken out so that the map is uniquely owned and grows in place.
             st.slots[*slot] = Slot::Empty;
-            let k = key.as_ref().map(|k| eval(k, st));
-            let v = eval(value, st);
-            let mut map = match acc? {
-                Value::Map(m) => m,
-                _ => return Err(no_such_overload(*id)),
-            };
-            let m = Arc::make_mut(&mut map);
-            match k {
-                Some(k) => {
-                    let (k, v) = (k?, v?);
-                    cel_runtime::compare::map_insert_new(m, &k, v).map_err(|e| e.at(*id))?;
+            let (k, v) = match key {
+                // `cel.@mapInsert(acc, k, v)` takes three arguments: it stops at the first
+                // failed one, and is then not charged.
+                Some(key) => {
+                    let acc_ok = acc.clone()?;
+                    let k = eval(key, st)?;
+                    let v = eval(value, st)?;
+                    let _ = acc_ok;
+                    (Some(k), Ok(v))
                 }
-                None => match v? {
-                    Value::Map(update) => {
-                        for (k, v) in update.iter() {
-                            cel_runtime::compare::map_insert_new(m, &k.to_value(), v.clone())
-                                .map_err(|e| e.at(*id))?;
-                        }
+                // `cel.@mapInsert(acc, m)` is binary: both are evaluated, the call charged.
+                None => {
+                    let v = eval(value, st);
+                    if fatal(&v) {
+                        return v;
                     }
-                    _ => return Err(no_such_overload(*id)),
-                },
-            }
-            Ok(Value::Map(map))
+                    (None, v)
+                }
+            };
+            let r = map_insert(*id, acc, k, v);
+            let c = match cost.fixed {
+                Some(c) => c,
+                None => cel_cost::builtin_call_cost(&cost.overload, &[]),
+            };
+            st.charge(c)?;
+            r
         }
         Node::Fail(e) => Err(e.clone()),
     }
+}
+
+/// `cel.@mapInsert` applied in place to a uniquely owned accumulator.
+fn map_insert(
+    id: i64,
+    acc: Result<Value>,
+    key: Option<Value>,
+    value: Result<Value>,
+) -> Result<Value> {
+    let mut map = match acc? {
+        Value::Map(m) => m,
+        _ => return Err(no_such_overload(id)),
+    };
+    let value = value?;
+    let m = Arc::make_mut(&mut map);
+    match key {
+        Some(k) => cel_runtime::compare::map_insert_new(m, &k, value).map_err(|e| e.at(id))?,
+        None => match value {
+            Value::Map(update) => {
+                for (k, v) in update.iter() {
+                    cel_runtime::compare::map_insert_new(m, &k.to_value(), v.clone())
+                        .map_err(|e| e.at(id))?;
+                }
+            }
+            _ => return Err(no_such_overload(id)),
+        },
+    }
+    Ok(Value::Map(map))
+}
+
+fn eval_list<'p>(
+    id: i64,
+    elements: &'p [Node],
+    optional: &[bool],
+    st: &mut State<'p, '_>,
+) -> Result<Value> {
+    let mut items = Vec::with_capacity(elements.len());
+    for (i, el) in elements.iter().enumerate() {
+        let v = eval(el, st)?;
+        if optional.get(i).copied().unwrap_or(false) {
+            match v {
+                Value::Optional(Some(inner)) => items.push((*inner).clone()),
+                Value::Optional(None) => {}
+                other => {
+                    return Err(Error::new(format!(
+                        "cannot initialize optional list element from non-optional value {}",
+                        cel_runtime::format::to_cel_literal(&other)
+                    ))
+                    .at(id));
+                }
+            }
+        } else {
+            items.push(v);
+        }
+    }
+    Ok(Value::list(items))
+}
+
+fn eval_map<'p>(
+    id: i64,
+    entries: &'p [(Node, Node, bool)],
+    st: &mut State<'p, '_>,
+) -> Result<Value> {
+    let mut m = MapValue::with_capacity(entries.len());
+    for (k, v, optional) in entries {
+        let k = eval(k, st)?;
+        let v = eval(v, st)?;
+        let key = map_key(&k).map_err(|e| e.at(id))?;
+        let v = if *optional {
+            match v {
+                Value::Optional(Some(inner)) => (*inner).clone(),
+                Value::Optional(None) => continue,
+                other => {
+                    return Err(Error::new(format!(
+                        "cannot initialize optional entry '{}' from non-optional value {}",
+                        key,
+                        cel_runtime::format::to_cel_literal(&other)
+                    ))
+                    .at(id));
+                }
+            }
+        } else {
+            v
+        };
+        // cel-go keeps the last of repeated keys rather than failing (see ARCHITECTURE.md,
+        // "Where we follow cel-go rather than the spec").
+        m.insert(key, v);
+    }
+    Ok(Value::Map(Arc::new(m)))
+}
+
+fn eval_struct<'p>(
+    id: i64,
+    type_name: &str,
+    fields: &'p [(Arc<str>, Node, bool)],
+    st: &mut State<'p, '_>,
+) -> Result<Value> {
+    let mut values = Vec::with_capacity(fields.len());
+    for (name, node, optional) in fields {
+        let v = eval(node, st)?;
+        if *optional {
+            match v {
+                Value::Optional(Some(inner)) => values.push((name.clone(), (*inner).clone())),
+                Value::Optional(None) => {}
+                _ => return Err(no_such_overload(id)),
+            }
+        } else {
+            values.push((name.clone(), v));
+        }
+    }
+    crate::wellknown::construct(type_name, values).map_err(|e| e.at(id))
 }
 
 fn read_slot<'p>(slot: usize, st: &mut State<'p, '_>) -> Result<Value> {
@@ -347,6 +663,9 @@ fn read_slot<'p>(slot: usize, st: &mut State<'p, '_>) -> Result<Value> {
         Slot::Lazy(init) => {
             let init: &'p Node = init;
             let r = eval(init, st);
+            if fatal(&r) {
+                return r;
+            }
             st.slots[slot] = Slot::Ready(r.clone());
             r
         }
@@ -358,35 +677,41 @@ fn eval_call<'p>(
     id: i64,
     args: &'p [Node],
     dispatch_kind: &'p Dispatch,
+    cost: &CallCost,
     st: &mut State<'p, '_>,
 ) -> Result<Value> {
-    // Binary and unary calls evaluate every argument before looking at errors; longer
-    // argument lists stop at the first error (cel-go's strict call behaviour).
-    let values: Vec<Value> = if args.len() <= 2 {
-        let results: Vec<Result<Value>> = args.iter().map(|a| eval(a, st)).collect();
-        let mut values = Vec::with_capacity(results.len());
-        for r in results {
-            values.push(r?);
+    // Unary and binary calls evaluate every argument before looking at errors and are always
+    // charged; longer argument lists stop at the first error, and such a call is not
+    // charged (cel-go's strict call behaviour and its cost tracker).
+    let mut values: Vec<Value> = Vec::with_capacity(args.len());
+    let mut first_error: Option<Error> = None;
+    for a in args {
+        match eval(a, st) {
+            Ok(v) => values.push(v),
+            Err(e) if !e.is_absorbable() => return Err(e),
+            Err(e) => {
+                if args.len() > 2 {
+                    return Err(e);
+                }
+                values.push(Value::Null);
+                if first_error.is_none() {
+                    first_error = Some(e);
+                }
+            }
         }
-        values
-    } else {
-        let mut values = Vec::with_capacity(args.len());
-        for a in args {
-            values.push(eval(a, st)?);
+    }
+    let r = match first_error {
+        Some(e) => Err(e),
+        None => match dispatch_kind {
+            Dispatch::Direct(imp) => imp.call(&values),
+            Dispatch::Candidates(c) => dispatch(c, &values),
+            Dispatch::Unknown(name) => Err(Error::unbound_function(name)),
         }
-        values
+        .map_err(|e| e.at(id)),
     };
-    let r = match dispatch_kind {
-        Dispatch::Direct(imp) => call_impl(imp, &values),
-        Dispatch::Candidates(c) => dispatch(c, &values),
-        Dispatch::Unknown(name) => Err(Error::unbound_function(name)),
-    };
-    r.map_err(|e| e.at(id))
-}
-
-#[inline]
-fn call_impl(imp: &Implementation, args: &[Value]) -> Result<Value> {
-    imp.call(args)
+    let c = call_cost(cost, &values, &r);
+    st.charge(c)?;
+    r
 }
 
 fn eval_fold<'p>(fold: &'p Fold, st: &mut State<'p, '_>) -> Result<Value> {

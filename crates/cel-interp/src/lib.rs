@@ -14,5 +14,6 @@ mod functions;
 mod plan;
 mod wellknown;
 
+pub use eval::Evaluation;
 pub use functions::{FunctionTable, OverloadEntry};
-pub use plan::{Plan, PlanEnv};
+pub use plan::{CostHooks, Plan, PlanEnv};

@@ -1,10 +1,16 @@
 //! The planner: turns a checked (or unchecked) AST into a tree of [`Node`]s with names,
-//! overloads, constant regular expressions and comprehension variable slots resolved ahead of
-//! evaluation, so that evaluating many times does no lookups by name except in the activation.
+//! overloads, constant regular expressions, comprehension variable slots and run-time costs
+//! resolved ahead of evaluation, so that evaluating many times does no lookups by name except
+//! in the activation.
+//!
+//! Costs come from [`cel_cost::CostPlan`]: every node carries the charge cel-go's cost
+//! observer would apply to it.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use cel_checker::CheckedAst;
+use cel_cost::{ActualCostFn, Charge, CostKey, CostOptions, CostPlan};
 use cel_runtime::{Error, Implementation, Key, Value};
 use cel_syntax::{
     Ast, Comprehension, Expr, ExprId, ExprKind, ListExpr, Literal, MapExpr, StructExpr, operators,
@@ -12,6 +18,32 @@ use cel_syntax::{
 use cel_types::{Container, Type, TypeProvider};
 
 use crate::functions::{FunctionTable, OverloadEntry};
+
+/// Run-time cost hooks of libraries and hosts, consulted before the built-in table.
+#[derive(Clone, Default)]
+pub struct CostHooks {
+    by_overload: HashMap<String, ActualCostFn<Value>>,
+    by_function: HashMap<String, ActualCostFn<Value>>,
+}
+
+impl std::fmt::Debug for CostHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CostHooks")
+            .field("by_overload", &self.by_overload.keys().collect::<Vec<_>>())
+            .field("by_function", &self.by_function.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl CostHooks {
+    /// Adds a hook. A later hook for the same key replaces an earlier one.
+    pub fn add(&mut self, key: CostKey, hook: ActualCostFn<Value>) {
+        match key {
+            CostKey::Overload(id) => self.by_overload.insert(id, hook),
+            CostKey::Function(name) => self.by_function.insert(name, hook),
+        };
+    }
+}
 
 /// What the planner needs besides the AST.
 #[derive(Clone, Debug)]
@@ -22,6 +54,10 @@ pub struct PlanEnv {
     pub container: Container,
     /// Message and enum types.
     pub provider: Arc<dyn TypeProvider>,
+    /// Cost options (presence-test cost, `OptOptimize`).
+    pub cost_options: CostOptions,
+    /// Run-time cost hooks.
+    pub cost_hooks: Arc<CostHooks>,
 }
 
 /// How a call reaches its implementation.
@@ -35,18 +71,50 @@ pub(crate) enum Dispatch {
     Unknown(Arc<str>),
 }
 
+/// How a call's cost is computed once its arguments and result are known.
+#[derive(Clone)]
+pub(crate) struct CallCost {
+    /// The overload id for the built-in table ("" when unresolved).
+    pub(crate) overload: Arc<str>,
+    /// A library's or host's hook, if one applies; it may still decline (`None`).
+    pub(crate) hooks: Vec<ActualCostFn<Value>>,
+    /// The built-in cost when it does not depend on sizes.
+    pub(crate) fixed: Option<u64>,
+}
+
+impl std::fmt::Debug for CallCost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CallCost({}, {} hooks)", self.overload, self.hooks.len())
+    }
+}
+
+/// The two parts of an attribute step's charge (see [`cel_cost::Charge::Attribute`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct StepCost {
+    /// Charged when the step's qualifier is applied.
+    pub(crate) qualifier: u64,
+    /// Charged when the step completes, successfully or not.
+    pub(crate) root: u64,
+}
+
 /// One planned node.
 #[derive(Clone, Debug)]
 pub(crate) enum Node {
-    /// A value known ahead of evaluation (literals, type names, enum constants).
+    /// A value known ahead of evaluation (literals, type names, enum constants, folded
+    /// constants).
     Const(Value),
     /// A variable from the activation, by its resolved name.
-    Global { id: ExprId, name: Arc<str> },
+    Global {
+        id: ExprId,
+        name: Arc<str>,
+        cost: u64,
+    },
     /// An unchecked name: the first candidate bound in the activation; else a type name.
     MaybeGlobal {
         id: ExprId,
         candidates: Vec<Arc<str>>,
         type_value: Option<Value>,
+        cost: u64,
     },
     /// An unchecked dotted name `a.b.c`: the longest prefix bound in the activation, then
     /// field selection on the rest.
@@ -55,38 +123,44 @@ pub(crate) enum Node {
         /// (variable name, remaining fields), longest variable name first.
         candidates: Vec<(Arc<str>, Vec<Arc<str>>)>,
         type_value: Option<Value>,
+        cost: StepCost,
     },
     /// A comprehension variable or accumulator.
-    Local { slot: usize },
+    Local { slot: usize, cost: u64 },
     /// `operand.field`.
     Select {
         id: ExprId,
         operand: Box<Node>,
         field: Arc<str>,
+        cost: StepCost,
     },
     /// `has(operand.field)`.
     Has {
         id: ExprId,
         operand: Box<Node>,
         field: Arc<str>,
+        cost: StepCost,
     },
     /// `operand.?field`.
     OptSelect {
         id: ExprId,
         operand: Box<Node>,
         field: Arc<str>,
+        cost: StepCost,
     },
     /// `operand[index]`.
     Index {
         id: ExprId,
         operand: Box<Node>,
         index: Box<Node>,
+        cost: StepCost,
     },
     /// `operand[?index]`.
     OptIndex {
         id: ExprId,
         operand: Box<Node>,
         index: Box<Node>,
+        cost: StepCost,
     },
     /// `a && b`.
     And {
@@ -108,7 +182,7 @@ pub(crate) enum Node {
         otherwise: Box<Node>,
     },
     /// `@not_strictly_false(x)`: true unless x is `false`.
-    NotStrictlyFalse { arg: Box<Node> },
+    NotStrictlyFalse { arg: Box<Node>, cost: CallCost },
     /// `opt.or(other)`: `other` is evaluated only when `opt` is empty.
     OptOr {
         id: ExprId,
@@ -126,31 +200,44 @@ pub(crate) enum Node {
         id: ExprId,
         args: Vec<Node>,
         dispatch: Dispatch,
+        cost: CallCost,
     },
     /// `s.matches(re)` (or `matches(s, re)`) with a constant pattern compiled once.
     MatchesConst {
         id: ExprId,
         subject: Box<Node>,
+        pattern: Value,
         regex: Result<Arc<regex::Regex>, Error>,
+        cost: CallCost,
+    },
+    /// `x in [constants]` as a set test (cel-go's `OptOptimize`); free.
+    InSet {
+        id: ExprId,
+        elem: Box<Node>,
+        set: Vec<Value>,
     },
     /// A list literal; `optional[i]` marks `?e` elements.
     List {
         id: ExprId,
         elements: Vec<Node>,
         optional: Vec<bool>,
+        cost: u64,
     },
-    /// A list literal whose elements are all constants, built once.
-    ConstList { value: Value },
+    /// A list literal whose elements are all constants, built once (still charged as a
+    /// literal unless `OptOptimize` folded it).
+    ConstList { value: Value, cost: u64 },
     /// A map literal.
     Map {
         id: ExprId,
         entries: Vec<(Node, Node, bool)>,
+        cost: u64,
     },
     /// A message literal.
     Struct {
         id: ExprId,
         type_name: Arc<str>,
         fields: Vec<(Arc<str>, Node, bool)>,
+        cost: u64,
     },
     /// A comprehension (macro expansion).
     Fold(Box<Fold>),
@@ -159,11 +246,19 @@ pub(crate) enum Node {
     AccuMapInsert {
         id: ExprId,
         slot: usize,
+        accu_cost: u64,
         key: Option<Box<Node>>,
         value: Box<Node>,
+        cost: CallCost,
     },
     /// `accu + [elem]` inside a comprehension step, appending in place.
-    AccuAppend { slot: usize, elem: Box<Node> },
+    AccuAppend {
+        slot: usize,
+        accu_cost: u64,
+        elem: Box<Node>,
+        list_cost: u64,
+        add_cost: CallCost,
+    },
     /// A node that always fails (e.g. an unparseable AST placeholder).
     Fail(Error),
 }
@@ -193,44 +288,28 @@ pub struct Plan {
 struct Planner<'a> {
     env: &'a PlanEnv,
     checked: Option<&'a CheckedAst>,
+    costs: CostPlan,
     /// Names of comprehension variables in scope with their slots, innermost last.
     scopes: Vec<(String, usize)>,
     next_slot: usize,
     max_slots: usize,
+    /// The first error found while folding constants (cel-go reports it when the program is
+    /// created).
+    fold_error: Option<Error>,
 }
 
 impl Plan {
-    /// Plans a checked expression, using the checker's resolved names and overloads.
-    pub fn checked(checked: &CheckedAst, env: &PlanEnv) -> Plan {
-        let mut p = Planner {
-            env,
-            checked: Some(checked),
-            scopes: Vec::new(),
-            next_slot: 0,
-            max_slots: 0,
-        };
-        let root = p.plan(&checked.ast.expr);
-        Plan {
-            root,
-            slots: p.max_slots,
-        }
+    /// Plans a checked expression, using the checker's resolved names and overloads. Fails
+    /// only where `OptOptimize` folds a constant conversion that fails (`duration('x')`), as
+    /// cel-go does when it creates the program.
+    pub fn checked(checked: &CheckedAst, env: &PlanEnv) -> Result<Plan, Error> {
+        Planner::run(&checked.ast.expr, Some(checked), env)
     }
 
     /// Plans an expression that was not type-checked: names are resolved in the container at
     /// evaluation time and calls dispatch on the runtime types of their arguments.
-    pub fn unchecked(ast: &Ast, env: &PlanEnv) -> Plan {
-        let mut p = Planner {
-            env,
-            checked: None,
-            scopes: Vec::new(),
-            next_slot: 0,
-            max_slots: 0,
-        };
-        let root = p.plan(&ast.expr);
-        Plan {
-            root,
-            slots: p.max_slots,
-        }
+    pub fn unchecked(ast: &Ast, env: &PlanEnv) -> Result<Plan, Error> {
+        Planner::run(&ast.expr, None, env)
     }
 }
 
@@ -247,7 +326,7 @@ fn literal_value(lit: &Literal) -> Value {
 }
 
 /// The type a standard type identifier denotes (`int`, `list`, `google.protobuf.Timestamp`).
-fn builtin_type_name(name: &str) -> Option<Type> {
+pub(crate) fn builtin_type_name(name: &str) -> Option<Type> {
     Some(match name {
         "bool" => Type::Bool,
         "bytes" => Type::Bytes,
@@ -266,7 +345,39 @@ fn builtin_type_name(name: &str) -> Option<Type> {
     })
 }
 
-impl Planner<'_> {
+/// A type value for a name, if the name denotes a type.
+fn type_value_in(provider: &dyn TypeProvider, name: &str) -> Option<Value> {
+    let name = name.strip_prefix('.').unwrap_or(name);
+    builtin_type_name(name)
+        .or_else(|| provider.find_type(name))
+        .or_else(|| Type::well_known(name).map(|_| Type::message(name)))
+        .map(Value::type_value)
+}
+
+impl<'a> Planner<'a> {
+    fn run(expr: &Expr, checked: Option<&'a CheckedAst>, env: &'a PlanEnv) -> Result<Plan, Error> {
+        let provider = env.provider.clone();
+        let is_type_name = move |n: &str| type_value_in(&*provider, n).is_some();
+        let costs = CostPlan::analyze(expr, checked, env.cost_options, &is_type_name);
+        let mut p = Planner {
+            env,
+            checked,
+            costs,
+            scopes: Vec::new(),
+            next_slot: 0,
+            max_slots: 0,
+            fold_error: None,
+        };
+        let root = p.plan(expr);
+        if let Some(e) = p.fold_error {
+            return Err(e);
+        }
+        Ok(Plan {
+            root,
+            slots: p.max_slots,
+        })
+    }
+
     fn local(&self, name: &str) -> Option<usize> {
         self.scopes
             .iter()
@@ -282,16 +393,79 @@ impl Planner<'_> {
         s
     }
 
-    /// A type value for a name, if the name denotes a type.
     fn type_value(&self, name: &str) -> Option<Value> {
-        let name = name.strip_prefix('.').unwrap_or(name);
-        builtin_type_name(name)
-            .or_else(|| self.env.provider.find_type(name))
-            .or_else(|| Type::well_known(name).map(|_| Type::message(name)))
-            .map(Value::type_value)
+        type_value_in(&*self.env.provider, name)
+    }
+
+    /// The root cost of an identifier (attribute root).
+    fn root_cost(&self, id: ExprId) -> u64 {
+        match self.costs.charge(id) {
+            Charge::Attribute { root, .. } => *root,
+            _ => 0,
+        }
+    }
+
+    /// The two parts of an attribute step's charge.
+    fn step_cost(&self, id: ExprId) -> StepCost {
+        match self.costs.charge(id) {
+            Charge::Attribute { qualifier, root } => StepCost {
+                qualifier: *qualifier,
+                root: *root,
+            },
+            Charge::Presence {
+                qualifier,
+                presence,
+            } => StepCost {
+                qualifier: *qualifier,
+                root: *presence,
+            },
+            _ => StepCost::default(),
+        }
+    }
+
+    fn literal_cost(&self, id: ExprId) -> u64 {
+        match self.costs.charge(id) {
+            Charge::Literal(c) => *c,
+            _ => 0,
+        }
+    }
+
+    /// The cost rule of a call: the hooks that apply (overload first, then function name),
+    /// and the overload id for the built-in table.
+    fn call_cost(&self, id: ExprId, function: &str) -> CallCost {
+        let overload: Arc<str> = match self.costs.charge(id) {
+            Charge::Call { overload, .. } => overload.as_str().into(),
+            _ => "".into(),
+        };
+        let hooks = &self.env.cost_hooks;
+        let mut found = Vec::new();
+        if let Some(h) = hooks.by_overload.get(&*overload) {
+            found.push(h.clone());
+        }
+        if let Some(h) = hooks.by_function.get(function) {
+            found.push(h.clone());
+        }
+        CallCost {
+            fixed: cel_cost::builtin_fixed_cost(&overload),
+            overload,
+            hooks: found,
+        }
     }
 
     fn plan(&mut self, e: &Expr) -> Node {
+        if self.costs.is_constant(e.id) && !matches!(e.kind, ExprKind::Literal(_)) {
+            // `x in []` is false without evaluating `x`.
+            if let ExprKind::Call(c) = &e.kind
+                && c.function == operators::IN
+                && let [_, list] = c.args.as_slice()
+                && matches!(&list.kind, ExprKind::List(l) if l.elements.is_empty())
+            {
+                return Node::Const(Value::Bool(false));
+            }
+            if let Some(v) = self.fold(e) {
+                return Node::Const(v);
+            }
+        }
         match &e.kind {
             ExprKind::Error => Node::Fail(Error::internal("expression has syntax errors").at(e.id)),
             ExprKind::Literal(lit) => Node::Const(literal_value(lit)),
@@ -305,17 +479,20 @@ impl Planner<'_> {
                 }
                 let operand = Box::new(self.plan(&sel.operand));
                 let field: Arc<str> = sel.field.as_str().into();
+                let cost = self.step_cost(e.id);
                 if sel.test_only {
                     Node::Has {
                         id: e.id,
                         operand,
                         field,
+                        cost,
                     }
                 } else {
                     Node::Select {
                         id: e.id,
                         operand,
                         field,
+                        cost,
                     }
                 }
             }
@@ -329,12 +506,45 @@ impl Planner<'_> {
         }
     }
 
+    /// Evaluates a subtree the cost plan folded to a constant (cel-go's `OptOptimize`).
+    /// A failing conversion is an error of the whole program, as in cel-go.
+    fn fold(&mut self, e: &Expr) -> Option<Value> {
+        // Plan the subtree without folding, then evaluate it once with no variables.
+        let mut sub = Planner {
+            env: self.env,
+            checked: self.checked,
+            costs: CostPlan::default(),
+            scopes: Vec::new(),
+            next_slot: 0,
+            max_slots: 0,
+            fold_error: None,
+        };
+        let node = sub.plan(e);
+        if sub.max_slots > 0 {
+            return None;
+        }
+        let plan = Plan {
+            root: node,
+            slots: 0,
+        };
+        match plan.eval(&cel_runtime::EmptyActivation) {
+            Ok(v) => Some(v),
+            Err(err) => {
+                if self.fold_error.is_none() {
+                    self.fold_error = Some(err.at(e.id));
+                }
+                None
+            }
+        }
+    }
+
     fn plan_ident(&mut self, id: ExprId, name: &str) -> Node {
+        let cost = self.root_cost(id);
         // A leading dot names a global even where a comprehension variable shadows it.
         if !name.starts_with('.')
             && let Some(slot) = self.local(name)
         {
-            return Node::Local { slot };
+            return Node::Local { slot, cost };
         }
         if let Some(checked) = self.checked {
             if let Some(r) = checked.references.get(&id) {
@@ -350,11 +560,13 @@ impl Planner<'_> {
                 return Node::Global {
                     id,
                     name: r.name.as_str().into(),
+                    cost,
                 };
             }
             return Node::Global {
                 id,
                 name: name.into(),
+                cost,
             };
         }
         let candidates = self
@@ -364,10 +576,18 @@ impl Planner<'_> {
             .into_iter()
             .map(|c| Arc::from(c.as_str()))
             .collect();
+        let type_value = self.type_value(name);
+        if cost == 0
+            && let Some(v) = &type_value
+            && self.costs.is_constant(id)
+        {
+            return Node::Const(v.clone());
+        }
         Node::MaybeGlobal {
             id,
             candidates,
-            type_value: self.type_value(name),
+            type_value,
+            cost,
         }
     }
 
@@ -406,6 +626,7 @@ impl Planner<'_> {
             id: e.id,
             candidates,
             type_value: self.type_value(&full),
+            cost: self.step_cost(e.id),
         })
     }
 
@@ -443,6 +664,7 @@ impl Planner<'_> {
             (operators::NOT_STRICTLY_FALSE | operators::OLD_NOT_STRICTLY_FALSE, None, [a]) => {
                 return Node::NotStrictlyFalse {
                     arg: Box::new(self.plan(a)),
+                    cost: self.call_cost(id, function),
                 };
             }
             (operators::INDEX, None, [o, i]) => {
@@ -450,6 +672,7 @@ impl Planner<'_> {
                     id,
                     operand: Box::new(self.plan(o)),
                     index: Box::new(self.plan(i)),
+                    cost: self.step_cost(id),
                 };
             }
             (operators::OPT_INDEX, None, [o, i]) => {
@@ -457,6 +680,7 @@ impl Planner<'_> {
                     id,
                     operand: Box::new(self.plan(o)),
                     index: Box::new(self.plan(i)),
+                    cost: self.step_cost(id),
                 };
             }
             (operators::OPT_SELECT, None, [o, f]) => {
@@ -465,17 +689,18 @@ impl Planner<'_> {
                         id,
                         operand: Box::new(self.plan(o)),
                         field: field.as_str().into(),
+                        cost: self.step_cost(id),
                     };
                 }
             }
-            ("or", Some(t), [a]) if self.is_optional_call(id, "optional_or_optional", t) => {
+            ("or", Some(t), [a]) if self.is_optional_call(id, "optional_or_optional") => {
                 return Node::OptOr {
                     id,
                     lhs: Box::new(self.plan(t)),
                     rhs: Box::new(self.plan(a)),
                 };
             }
-            ("orValue", Some(t), [a]) if self.is_optional_call(id, "optional_orValue_value", t) => {
+            ("orValue", Some(t), [a]) if self.is_optional_call(id, "optional_orValue_value") => {
                 return Node::OptOrValue {
                     id,
                     lhs: Box::new(self.plan(t)),
@@ -485,9 +710,28 @@ impl Planner<'_> {
             _ => {}
         }
 
+        if let Charge::SetMembership = self.costs.charge(id)
+            && let [elem, list] = args
+            && let ExprKind::List(l) = &list.kind
+        {
+            let set = l
+                .elements
+                .iter()
+                .filter_map(|e| match &e.kind {
+                    ExprKind::Literal(lit) => Some(literal_value(lit)),
+                    _ => None,
+                })
+                .collect();
+            return Node::InSet {
+                id,
+                elem: Box::new(self.plan(elem)),
+                set,
+            };
+        }
+
         // Unchecked `pkg.f(x)`: the receiver may be a namespace.
         let (target, function) = match (self.checked, target) {
-            (None, Some(t)) => match crate::plan::qualified(t) {
+            (None, Some(t)) => match qualified(t) {
                 Some(prefix)
                     if self.local(prefix.split('.').next().unwrap_or("")).is_none()
                         && self
@@ -519,6 +763,7 @@ impl Planner<'_> {
         };
         let dispatch =
             self.dispatch_for(id, target.is_some(), &function, planned.len(), dynamic_args);
+        let cost = self.call_cost(id, &function);
 
         // Constant regular expressions are compiled once per program.
         if let Dispatch::Direct(_) | Dispatch::Candidates(_) = &dispatch
@@ -527,19 +772,27 @@ impl Planner<'_> {
             && let Node::Const(Value::String(pattern)) = &planned[1]
         {
             let regex = cel_runtime::regex::compile(pattern).map_err(|e| e.at(id));
+            let pattern = Value::String(pattern.clone());
             let subject = Box::new(planned.swap_remove(0));
-            return Node::MatchesConst { id, subject, regex };
+            return Node::MatchesConst {
+                id,
+                subject,
+                pattern,
+                regex,
+                cost,
+            };
         }
         Node::Call {
             id,
             args: planned,
             dispatch,
+            cost,
         }
     }
 
     /// Whether an `or`/`orValue` call is the optional library's (checked: by overload id;
     /// unchecked: always, as the optional library is the only one defining them).
-    fn is_optional_call(&self, id: ExprId, overload_id: &str, _target: &Expr) -> bool {
+    fn is_optional_call(&self, id: ExprId, overload_id: &str) -> bool {
         match self.checked {
             Some(c) => c
                 .references
@@ -629,9 +882,10 @@ impl Planner<'_> {
                 *o = true;
             }
         }
+        let cost = self.literal_cost(id);
         if optional.iter().all(|o| !o) && elements.iter().all(|e| matches!(e, Node::Const(_))) {
             // Values are immutable, so one list built at plan time is indistinguishable from
-            // a fresh one per evaluation.
+            // a fresh one per evaluation (the literal is still charged, unless folded).
             let items = elements
                 .into_iter()
                 .filter_map(|e| match e {
@@ -641,12 +895,14 @@ impl Planner<'_> {
                 .collect();
             return Node::ConstList {
                 value: Value::list(items),
+                cost,
             };
         }
         Node::List {
             id,
             elements,
             optional,
+            cost,
         }
     }
 
@@ -656,7 +912,11 @@ impl Planner<'_> {
             .iter()
             .map(|e| (self.plan(&e.key), self.plan(&e.value), e.optional))
             .collect();
-        Node::Map { id, entries }
+        Node::Map {
+            id,
+            entries,
+            cost: self.literal_cost(id),
+        }
     }
 
     fn plan_struct(&mut self, id: ExprId, s: &StructExpr) -> Node {
@@ -681,6 +941,7 @@ impl Planner<'_> {
             id,
             type_name,
             fields,
+            cost: self.literal_cost(id),
         }
     }
 
@@ -718,104 +979,79 @@ impl Planner<'_> {
         }))
     }
 
-    /// Plans a comprehension step, turning `accu + [e]` (the shape of `map` and `filter`) into
-    /// an in-place append so that building a list is linear, not quadratic.
+    /// Plans a comprehension step, turning `accu + [e]` (the shape of `map` and `filter`) and
+    /// `cel.@mapInsert(accu, ...)` (the transforms) into in-place updates, so that building a
+    /// list or map is linear, not quadratic. Costs are charged as for the original calls.
     fn plan_step(&mut self, step: &Expr, accu_var: &str, accu_slot: usize) -> Node {
-        if let Some((key, value)) = accu_map_insert(step, accu_var) {
-            return Node::AccuMapInsert {
-                id: step.id,
-                slot: accu_slot,
-                key: key.map(|k| Box::new(self.plan(k))),
-                value: Box::new(self.plan(value)),
-            };
-        }
-        if let ExprKind::Call(call) = &step.kind
-            && call.function == operators::CONDITIONAL
-            && let [c, t, f] = call.args.as_slice()
-            && matches!(&f.kind, ExprKind::Ident(n) if n == accu_var)
-            && let Some((key, value)) = accu_map_insert(t, accu_var)
-        {
-            return Node::Conditional {
-                id: step.id,
-                cond: Box::new(self.plan(c)),
-                then: Box::new(Node::AccuMapInsert {
-                    id: t.id,
-                    slot: accu_slot,
-                    key: key.map(|k| Box::new(self.plan(k))),
-                    value: Box::new(self.plan(value)),
-                }),
-                otherwise: Box::new(Node::Local { slot: accu_slot }),
-            };
-        }
-        if let Some(elem) = accu_append_elem(step, accu_var) {
-            return Node::AccuAppend {
-                slot: accu_slot,
-                elem: Box::new(self.plan(elem)),
-            };
+        if let Some(node) = self.plan_accu_update(step, accu_var, accu_slot) {
+            return node;
         }
         if let ExprKind::Call(call) = &step.kind
             && call.function == operators::CONDITIONAL
             && call.target.is_none()
             && let [c, t, f] = call.args.as_slice()
-            && let ExprKind::Ident(name) = &f.kind
-            && name == accu_var
-            && let Some(elem) = accu_append_elem(t, accu_var)
+            && matches!(&f.kind, ExprKind::Ident(n) if n == accu_var)
+            && let Some(then) = self.plan_accu_update(t, accu_var, accu_slot)
         {
             return Node::Conditional {
                 id: step.id,
                 cond: Box::new(self.plan(c)),
-                then: Box::new(Node::AccuAppend {
+                then: Box::new(then),
+                otherwise: Box::new(Node::Local {
                     slot: accu_slot,
-                    elem: Box::new(self.plan(elem)),
+                    cost: self.root_cost(f.id),
                 }),
-                otherwise: Box::new(Node::Local { slot: accu_slot }),
             };
         }
         self.plan(step)
     }
-}
 
-/// If `e` is `cel.@mapInsert(accu, key, value)` or `cel.@mapInsert(accu, map)` (the steps of
-/// the two-variable transforms), the key (if any) and the value.
-fn accu_map_insert<'e>(e: &'e Expr, accu_var: &str) -> Option<(Option<&'e Expr>, &'e Expr)> {
-    let ExprKind::Call(call) = &e.kind else {
-        return None;
-    };
-    if call.function != "cel.@mapInsert" || call.target.is_some() {
-        return None;
-    }
-    match call.args.as_slice() {
-        [acc, k, v] if matches!(&acc.kind, ExprKind::Ident(n) if n == accu_var) => {
-            Some((Some(k), v))
+    fn plan_accu_update(&mut self, e: &Expr, accu_var: &str, accu_slot: usize) -> Option<Node> {
+        let ExprKind::Call(call) = &e.kind else {
+            return None;
+        };
+        if call.target.is_some() {
+            return None;
         }
-        [acc, m] if matches!(&acc.kind, ExprKind::Ident(n) if n == accu_var) => Some((None, m)),
-        _ => None,
-    }
-}
-
-/// If `e` is `accu + [elem]` (exactly, by name), the element expression.
-fn accu_append_elem<'e>(e: &'e Expr, accu_var: &str) -> Option<&'e Expr> {
-    let ExprKind::Call(call) = &e.kind else {
-        return None;
-    };
-    if call.function != operators::ADD || call.target.is_some() {
-        return None;
-    }
-    let [lhs, rhs] = call.args.as_slice() else {
-        return None;
-    };
-    let ExprKind::Ident(name) = &lhs.kind else {
-        return None;
-    };
-    if name != accu_var {
-        return None;
-    }
-    let ExprKind::List(list) = &rhs.kind else {
-        return None;
-    };
-    match (list.elements.as_slice(), list.optional_indices.is_empty()) {
-        ([elem], true) => Some(elem),
-        _ => None,
+        let is_accu = |x: &Expr| matches!(&x.kind, ExprKind::Ident(n) if n == accu_var);
+        match (call.function.as_str(), call.args.as_slice()) {
+            (operators::ADD, [acc, rhs]) if is_accu(acc) => {
+                let ExprKind::List(list) = &rhs.kind else {
+                    return None;
+                };
+                let ([elem], true) = (list.elements.as_slice(), list.optional_indices.is_empty())
+                else {
+                    return None;
+                };
+                if self.costs.is_constant(rhs.id) {
+                    return None;
+                }
+                Some(Node::AccuAppend {
+                    slot: accu_slot,
+                    accu_cost: self.root_cost(acc.id),
+                    elem: Box::new(self.plan(elem)),
+                    list_cost: self.literal_cost(rhs.id),
+                    add_cost: self.call_cost(e.id, operators::ADD),
+                })
+            }
+            ("cel.@mapInsert", [acc, k, v]) if is_accu(acc) => Some(Node::AccuMapInsert {
+                id: e.id,
+                slot: accu_slot,
+                accu_cost: self.root_cost(acc.id),
+                key: Some(Box::new(self.plan(k))),
+                value: Box::new(self.plan(v)),
+                cost: self.call_cost(e.id, "cel.@mapInsert"),
+            }),
+            ("cel.@mapInsert", [acc, m]) if is_accu(acc) => Some(Node::AccuMapInsert {
+                id: e.id,
+                slot: accu_slot,
+                accu_cost: self.root_cost(acc.id),
+                key: None,
+                value: Box::new(self.plan(m)),
+                cost: self.call_cost(e.id, "cel.@mapInsert"),
+            }),
+            _ => None,
+        }
     }
 }
 

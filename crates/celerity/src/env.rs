@@ -3,8 +3,11 @@
 use std::sync::Arc;
 
 use cel_checker::{CheckerEnv, CheckerOptions};
+use cel_cost::{
+    ActualCostFn, CostKey, CostOptions, CostRange, EstimateFn, EstimateOptions, SizeEstimator,
+};
 use cel_ext::Library;
-use cel_interp::{FunctionTable, PlanEnv};
+use cel_interp::{CostHooks, FunctionTable, PlanEnv};
 use cel_runtime::{Error, FunctionRegistry, Implementation, Value};
 use cel_syntax::macros::{Macro, MacroTable};
 use cel_syntax::{ParserOptions, Source};
@@ -18,8 +21,9 @@ pub struct EnvOptions {
     /// Enable the optional-types library: `x.?f`, `m[?k]`, `optional.of`, `orValue`, ...
     /// (cel-go's `cel.OptionalTypes()`). On by default.
     pub optional_types: bool,
-    /// Reject list and map literals with mixed element types at check time (Kubernetes sets
-    /// this). Off by default.
+    /// Reject list and map literals whose elements (keys, values) have different types,
+    /// `dyn` included, after checking (Kubernetes sets this). As in cel-go v0.29, literals
+    /// inside `format(...)` calls are exempt. Off by default: mixed literals are `list(dyn)`.
     pub homogeneous_aggregate_literals: bool,
     /// Allow `1 < 1.5` and other mixed numeric comparisons at check time (Kubernetes sets
     /// this from 1.28). Off by default.
@@ -30,6 +34,43 @@ pub struct EnvOptions {
     pub max_recursion_depth: usize,
     /// Maximum expression size in code points (cel-go: 100,000).
     pub expression_size_limit: usize,
+    /// Whether `has()` costs 1 (cel-go's default) or nothing (Kubernetes).
+    pub presence_test_has_cost: bool,
+    /// cel-go's `OptOptimize` (Kubernetes sets it): constant list and map literals,
+    /// conversions of constants and `in` over constant lists are folded when the program is
+    /// created, which changes run-time costs, and a failing constant conversion
+    /// (`duration('x')`) is an error of the program rather than of its evaluation.
+    pub optimize: bool,
+    /// The cost limit of each evaluation (`None`: unlimited), cel-go's `CostLimit`.
+    pub cost_limit: Option<u64>,
+    /// Reject `duration('...')` with a constant argument that does not convert, at compile
+    /// time ("invalid duration argument").
+    pub validate_duration_literals: bool,
+    /// Reject `timestamp('...')` with a constant argument that does not convert.
+    pub validate_timestamp_literals: bool,
+    /// Reject `matches` with a constant pattern that does not compile.
+    pub validate_regex_literals: bool,
+}
+
+impl EnvOptions {
+    /// What the Kubernetes API server sets (for the newest version, without its libraries):
+    /// homogeneous aggregate literals, cross-type numeric comparisons, optional types, the
+    /// four literal validators, `OptOptimize`, free presence tests, and the per-call cost
+    /// limit of 1,000,000.
+    pub fn kubernetes() -> EnvOptions {
+        EnvOptions {
+            homogeneous_aggregate_literals: true,
+            cross_type_numeric_comparisons: true,
+            optional_types: true,
+            presence_test_has_cost: false,
+            optimize: true,
+            cost_limit: Some(1_000_000),
+            validate_duration_literals: true,
+            validate_timestamp_literals: true,
+            validate_regex_literals: true,
+            ..EnvOptions::default()
+        }
+    }
 }
 
 impl Default for EnvOptions {
@@ -41,6 +82,12 @@ impl Default for EnvOptions {
             macros: true,
             max_recursion_depth: 250,
             expression_size_limit: 100_000,
+            presence_test_has_cost: true,
+            optimize: false,
+            cost_limit: None,
+            validate_duration_literals: false,
+            validate_timestamp_literals: false,
+            validate_regex_literals: false,
         }
     }
 }
@@ -55,16 +102,16 @@ pub struct Env {
     pub(crate) inner: Arc<EnvInner>,
 }
 
-#[derive(Debug)]
 pub(crate) struct EnvInner {
     pub(crate) parser_options: ParserOptions,
     pub(crate) checker: CheckerEnv,
     pub(crate) plan_env: PlanEnv,
     pub(crate) options: EnvOptions,
+    pub(crate) estimate_hooks: Vec<(CostKey, EstimateFn)>,
 }
 
 /// Builds an [`Env`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct EnvBuilder {
     options: EnvOptions,
     container: Container,
@@ -74,6 +121,26 @@ pub struct EnvBuilder {
     macros: Vec<Macro>,
     provider: Option<Arc<dyn TypeProvider>>,
     libraries: Vec<String>,
+    cost_hooks: CostHooks,
+    estimate_hooks: Vec<(CostKey, EstimateFn)>,
+}
+
+impl std::fmt::Debug for EnvInner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EnvInner")
+            .field("options", &self.options)
+            .field("estimate_hooks", &self.estimate_hooks.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for EnvBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EnvBuilder")
+            .field("options", &self.options)
+            .field("libraries", &self.libraries)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Adapts a boxed library to the `impl Library` the builder takes.
@@ -100,6 +167,8 @@ impl Default for EnvBuilder {
             macros: Vec::new(),
             provider: None,
             libraries: Vec::new(),
+            cost_hooks: CostHooks::default(),
+            estimate_hooks: Vec::new(),
         }
     }
 }
@@ -168,6 +237,29 @@ impl EnvBuilder {
             self.registry.add(&id, imp);
         }
         self.macros.extend(contents.macros);
+        for (key, hook) in contents.actual_costs {
+            self.cost_hooks.add(key, hook);
+        }
+        self.estimate_hooks.extend(contents.estimated_costs);
+        self
+    }
+
+    /// Adds a run-time cost hook (cel-go's `ActualCostEstimator.CallCost`): for calls it
+    /// answers, its cost replaces the built-in one.
+    pub fn actual_cost(mut self, key: CostKey, hook: ActualCostFn<Value>) -> Self {
+        self.cost_hooks.add(key, hook);
+        self
+    }
+
+    /// Adds a static cost hook (cel-go's `CostEstimator.EstimateCallCost`).
+    pub fn estimated_cost(mut self, key: CostKey, hook: EstimateFn) -> Self {
+        self.estimate_hooks.push((key, hook));
+        self
+    }
+
+    /// Sets the cost limit of each evaluation.
+    pub fn cost_limit(mut self, limit: Option<u64>) -> Self {
+        self.options.cost_limit = limit;
         self
     }
 
@@ -209,7 +301,7 @@ impl EnvBuilder {
         self
     }
 
-    /// Rejects mixed-type list and map literals at check time.
+    /// Rejects mixed-type list and map literals after checking.
     pub fn homogeneous_aggregate_literals(mut self, on: bool) -> Self {
         self.options.homogeneous_aggregate_literals = on;
         self
@@ -238,7 +330,9 @@ impl EnvBuilder {
             checker.set_provider(p.clone());
         }
         checker.set_options(CheckerOptions {
-            homogeneous_aggregate_literals: self.options.homogeneous_aggregate_literals,
+            // cel-go v0.29 implements homogeneous literals as a validator after checking
+            // (which exempts `format` arguments), not in the checker.
+            homogeneous_aggregate_literals: false,
             cross_type_numeric_comparisons: self.options.cross_type_numeric_comparisons,
         });
         for v in self.variables {
@@ -269,6 +363,11 @@ impl EnvBuilder {
             functions: Arc::new(table),
             container: self.container,
             provider: checker.provider().clone(),
+            cost_options: CostOptions {
+                presence_test_has_cost: self.options.presence_test_has_cost,
+                optimize: self.options.optimize,
+            },
+            cost_hooks: Arc::new(self.cost_hooks),
         };
         Env {
             inner: Arc::new(EnvInner {
@@ -276,6 +375,7 @@ impl EnvBuilder {
                 checker,
                 plan_env,
                 options: self.options,
+                estimate_hooks: self.estimate_hooks,
             }),
         }
     }
@@ -314,7 +414,11 @@ impl Env {
 
     /// Type-checks a parsed expression.
     pub fn check(&self, ast: &Ast) -> Result<Ast, Issues> {
-        let (checked, diagnostics) = cel_checker::check(&self.inner.checker, &ast.parsed);
+        let (checked, mut diagnostics) = cel_checker::check(&self.inner.checker, &ast.parsed);
+        if diagnostics.is_empty() {
+            diagnostics =
+                crate::validate::validate(&checked, &self.inner.options, &self.inner.plan_env);
+        }
         if !diagnostics.is_empty() {
             return Err(Issues::new(diagnostics, ast.source.clone()));
         }
@@ -332,9 +436,22 @@ impl Env {
     }
 
     /// Plans an expression for evaluation. A checked AST uses the checker's resolved names
-    /// and overloads; an unchecked one dispatches at run time.
+    /// and overloads; an unchecked one dispatches at run time. With
+    /// [`EnvOptions::optimize`], a constant conversion that fails is reported here.
     pub fn program(&self, ast: &Ast) -> Result<Program, Issues> {
-        Ok(Program::new(ast, &self.inner.plan_env))
+        Program::new(ast, &self.inner.plan_env, self.inner.options.cost_limit)
+    }
+
+    /// The static cost estimate of a checked expression: the cheapest and the most
+    /// expensive run-time cost, given what `sizes` knows of the variables' sizes (cel-go's
+    /// `Env.EstimateCost`). `None` for an unchecked expression.
+    pub fn estimate_cost(&self, ast: &Ast, sizes: &dyn SizeEstimator) -> Option<CostRange> {
+        let checked = ast.checked.as_ref()?;
+        let options = EstimateOptions {
+            presence_test_has_cost: self.inner.options.presence_test_has_cost,
+            hooks: &self.inner.estimate_hooks,
+        };
+        Some(cel_cost::estimate(checked, sizes, &options))
     }
 
     /// The checker's declarations (for tools).

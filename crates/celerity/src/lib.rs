@@ -39,8 +39,13 @@ mod ast;
 mod env;
 mod json;
 mod program;
+mod validate;
 
 pub use ast::{Ast, Issues};
+pub use cel_cost::{
+    ActualCostFn, CallEstimate, CostKey, CostRange, EstimateArg, EstimateFn, EstimateNode, NoSizes,
+    PathSizes, SizeEstimator, SizeRange,
+};
 pub use cel_ext::{Library, LibraryContents};
 pub use cel_runtime::{
     Activation, Duration, EmptyActivation, Error as EvalError, ErrorKind, Implementation, Key,

@@ -163,3 +163,36 @@ fn act_value(act: &MapActivation) -> Value {
     use celerity::Activation;
     act.resolve("x").unwrap()
 }
+
+#[test]
+fn kubernetes_literal_validators() {
+    let env = Env::builder()
+        .options(celerity::EnvOptions::kubernetes())
+        .variable("x", Type::String)
+        .variable("d", Type::Dyn)
+        .build();
+    let err = |e: &str| env.compile(e).unwrap_err().to_string();
+    assert_eq!(
+        err("duration('1')"),
+        "ERROR: <input>:1:10: invalid duration argument\n | duration('1')\n | .........^"
+    );
+    assert_eq!(
+        err("duration('1us')\n < duration('1nns')"),
+        "ERROR: <input>:2:13: invalid duration argument\n |  < duration('1nns')\n | ............^"
+    );
+    assert!(
+        err("timestamp('2023-13-01T00:00:00Z') == timestamp(0)")
+            .contains("invalid timestamp argument")
+    );
+    assert!(err("x.matches('[')").contains("invalid matches argument"));
+    assert!(err("[1, d]").contains("expected type 'int' but found 'dyn'"));
+    assert!(err("{'a': 1, 'b': 'c'}").contains("expected type 'int' but found 'string'"));
+    for ok in [
+        "duration('1h') > duration('1m')",
+        "x.matches('^a+$')",
+        "[1, 2]",
+        "{'a': [1]}",
+    ] {
+        env.compile(ok).unwrap_or_else(|e| panic!("{ok}: {e}"));
+    }
+}

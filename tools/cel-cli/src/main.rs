@@ -5,6 +5,9 @@
 //! cel eval 'self.a' --vars obj.json --decl 'self:map(string, int)'
 //! cel check 'size([1, 2]) > 1'           # bool
 //! cel eval --batch cases.jsonl           # one JSON result per input line
+//! cel eval 'l.map(x, x * 2)' --var 'l=[1,2,3]' --cost --cost-limit 100
+//! cel cost 'self.items.all(i, i.size() < 10)' --decl 'self:map(string, list(string))' --size self.items=20
+//! cel eval --profile kubernetes "duration('1h') > duration('1m')"
 //! ```
 //!
 //! Diagnostics are printed in cel-go's form and make the command exit with status 1.
@@ -13,7 +16,7 @@
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
-use celerity::{Env, MapActivation, Type, Value};
+use celerity::{Env, EnvOptions, MapActivation, PathSizes, SizeRange, Type, Value};
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser, Debug)]
@@ -33,6 +36,9 @@ enum Command {
     Eval(EvalArgs),
     /// Type-check an expression and print its type.
     Check(CheckArgs),
+    /// Print the static cost estimate of an expression: the cheapest and the most expensive
+    /// run-time cost, in cel-go's units.
+    Cost(CostArgs),
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -43,6 +49,11 @@ struct EnvArgs {
     /// The container names are resolved in.
     #[arg(long)]
     container: Option<String>,
+    /// An environment profile: `kubernetes` sets what the Kubernetes API server sets
+    /// (homogeneous literals, cross-type comparisons, literal validators, OptOptimize, free
+    /// presence tests, the per-call cost limit of 1,000,000).
+    #[arg(long, value_name = "PROFILE")]
+    profile: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -64,6 +75,25 @@ struct EvalArgs {
     /// `{"expr": "...", "vars": {...}, "decls": {"x": "list(int)"}, "container": "..."}`.
     #[arg(long, value_name = "FILE.jsonl")]
     batch: Option<String>,
+    /// Also print the evaluation's run-time cost (for failed evaluations too: the cost
+    /// reached when it failed).
+    #[arg(long)]
+    cost: bool,
+    /// Stop any evaluation whose cost exceeds this limit.
+    #[arg(long, value_name = "N")]
+    cost_limit: Option<u64>,
+}
+
+#[derive(clap::Args, Debug)]
+struct CostArgs {
+    /// The expression.
+    expr: String,
+    #[command(flatten)]
+    env: EnvArgs,
+    /// The size of a variable path: `path=N` (at most N) or `path=MIN..MAX`; elements are
+    /// `@items`, map keys `@keys`, values `@values` (`self.items.@items=10`).
+    #[arg(long = "size", value_name = "PATH=N")]
+    sizes: Vec<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -84,10 +114,24 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Eval(args) => match &args.batch {
-            Some(path) => run_batch(path, &args.env),
+            Some(path) => run_batch(path, &args),
             None => run_eval(&args),
         },
         Command::Check(args) => run_check(&args),
+        Command::Cost(args) => run_cost(&args),
+    }
+}
+
+/// The options of a profile name (`kubernetes`, `kubernetes=1.34`), or an error.
+fn profile_options(profile: Option<&str>) -> Result<EnvOptions, String> {
+    match profile {
+        None | Some("cel-go") | Some("default") => Ok(EnvOptions::default()),
+        Some(p) if p == "kubernetes" || p.starts_with("kubernetes=") => {
+            Ok(EnvOptions::kubernetes())
+        }
+        Some(other) => Err(format!(
+            "unknown profile '{other}' (known: default, kubernetes)"
+        )),
     }
 }
 
@@ -97,8 +141,9 @@ fn build_env(
     decls: &[(String, Type)],
     undeclared: impl IntoIterator<Item = String>,
     container: Option<&str>,
+    options: EnvOptions,
 ) -> Env {
-    let mut b = Env::builder();
+    let mut b = Env::builder().options(options).all_extension_libraries();
     for (name, ty) in decls {
         b = b.variable(name, ty.clone());
     }
@@ -196,16 +241,33 @@ fn run_eval(args: &EvalArgs) -> ExitCode {
             }
         }
     }
-    let env = build_env(&decls, names, args.env.container.as_deref());
+    let mut options = match profile_options(args.env.profile.as_deref()) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if args.cost_limit.is_some() {
+        options.cost_limit = args.cost_limit;
+    }
+    let env = build_env(&decls, names, args.env.container.as_deref(), options);
     let outcome = evaluate(&env, expr, &act);
     match args.output {
         Output::Json => {
-            println!("{}", outcome.to_json());
+            println!("{}", outcome.to_json(args.cost));
         }
-        Output::Text => match &outcome {
-            Outcome::Ok { value, ty } => println!("{value} : {ty}"),
-            Outcome::Err { error, .. } => eprintln!("{error}"),
-        },
+        Output::Text => {
+            match &outcome {
+                Outcome::Ok { value, ty, .. } => println!("{value} : {ty}"),
+                Outcome::Err { error, .. } => eprintln!("{error}"),
+            }
+            if args.cost
+                && let Some(c) = outcome.cost()
+            {
+                println!("cost: {c}");
+            }
+        }
     }
     if matches!(outcome, Outcome::Ok { .. }) {
         ExitCode::SUCCESS
@@ -215,20 +277,40 @@ fn run_eval(args: &EvalArgs) -> ExitCode {
 }
 
 enum Outcome {
-    Ok { value: String, ty: String },
-    Err { phase: &'static str, error: String },
+    Ok {
+        value: String,
+        ty: String,
+        cost: u64,
+    },
+    Err {
+        phase: &'static str,
+        error: String,
+        /// For evaluation errors, the cost reached when evaluation failed.
+        cost: Option<u64>,
+    },
 }
 
 impl Outcome {
-    fn to_json(&self) -> serde_json::Value {
+    fn cost(&self) -> Option<u64> {
         match self {
-            Outcome::Ok { value, ty } => {
+            Outcome::Ok { cost, .. } => Some(*cost),
+            Outcome::Err { cost, .. } => *cost,
+        }
+    }
+
+    fn to_json(&self, with_cost: bool) -> serde_json::Value {
+        let mut j = match self {
+            Outcome::Ok { value, ty, .. } => {
                 serde_json::json!({"ok": true, "type": ty, "value": value})
             }
-            Outcome::Err { phase, error } => {
+            Outcome::Err { phase, error, .. } => {
                 serde_json::json!({"ok": false, "phase": phase, "error": error})
             }
+        };
+        if with_cost && let (Some(c), Some(obj)) = (self.cost(), j.as_object_mut()) {
+            obj.insert("cost".into(), serde_json::json!(c));
         }
+        j
     }
 }
 
@@ -239,6 +321,7 @@ fn evaluate(env: &Env, expr: &str, act: &MapActivation) -> Outcome {
             return Outcome::Err {
                 phase: "compile",
                 error: issues.to_string(),
+                cost: None,
             };
         }
     };
@@ -248,17 +331,21 @@ fn evaluate(env: &Env, expr: &str, act: &MapActivation) -> Outcome {
             return Outcome::Err {
                 phase: "compile",
                 error: issues.to_string(),
+                cost: None,
             };
         }
     };
-    match program.eval(act) {
+    let (result, details) = program.eval_details(act);
+    match result {
         Ok(v) => Outcome::Ok {
             value: celerity::to_cel_literal(&v),
             ty: type_name(ast.result_type(), &v),
+            cost: details.actual_cost,
         },
         Err(e) => Outcome::Err {
             phase: "eval",
             error: e.to_string(),
+            cost: Some(details.actual_cost),
         },
     }
 }
@@ -271,7 +358,14 @@ fn run_check(args: &CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let env = build_env(&decls, Vec::new(), args.env.container.as_deref());
+    let options = match profile_options(args.env.profile.as_deref()) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let env = build_env(&decls, Vec::new(), args.env.container.as_deref(), options);
     match env.compile(&args.expr) {
         Ok(ast) => {
             println!(
@@ -288,13 +382,14 @@ fn run_check(args: &CheckArgs) -> ExitCode {
 }
 
 /// One line of a batch file.
-fn batch_line(line: &str, base: &EnvArgs) -> Outcome {
+fn batch_line(line: &str, base: &EnvArgs, options: &EnvOptions) -> Outcome {
     let case: serde_json::Value = match serde_json::from_str(line) {
         Ok(c) => c,
         Err(e) => {
             return Outcome::Err {
                 phase: "input",
                 error: format!("invalid JSON: {e}"),
+                cost: None,
             };
         }
     };
@@ -302,6 +397,7 @@ fn batch_line(line: &str, base: &EnvArgs) -> Outcome {
         return Outcome::Err {
             phase: "input",
             error: "missing \"expr\"".into(),
+            cost: None,
         };
     };
     let mut decl_texts = base.decls.clone();
@@ -313,6 +409,7 @@ fn batch_line(line: &str, base: &EnvArgs) -> Outcome {
                     return Outcome::Err {
                         phase: "input",
                         error: format!("decls.{name}: expected a type string"),
+                        cost: None,
                     };
                 }
             }
@@ -324,6 +421,7 @@ fn batch_line(line: &str, base: &EnvArgs) -> Outcome {
             return Outcome::Err {
                 phase: "input",
                 error: e,
+                cost: None,
             };
         }
     };
@@ -335,6 +433,7 @@ fn batch_line(line: &str, base: &EnvArgs) -> Outcome {
                 return Outcome::Err {
                     phase: "input",
                     error: e.to_string(),
+                    cost: None,
                 };
             }
         },
@@ -344,11 +443,22 @@ fn batch_line(line: &str, base: &EnvArgs) -> Outcome {
         .get("container")
         .and_then(|c| c.as_str())
         .or(base.container.as_deref());
-    let env = build_env(&decls, names, container);
+    let env = build_env(&decls, names, container, options.clone());
     evaluate(&env, expr, &act)
 }
 
-fn run_batch(path: &str, base: &EnvArgs) -> ExitCode {
+fn run_batch(path: &str, args: &EvalArgs) -> ExitCode {
+    let base = &args.env;
+    let mut options = match profile_options(base.profile.as_deref()) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if args.cost_limit.is_some() {
+        options.cost_limit = args.cost_limit;
+    }
     let reader: Box<dyn BufRead> = if path == "-" {
         Box::new(std::io::stdin().lock())
     } else {
@@ -373,10 +483,73 @@ fn run_batch(path: &str, base: &EnvArgs) -> ExitCode {
         if line.trim().is_empty() {
             continue;
         }
-        let outcome = batch_line(&line, base);
-        if writeln!(out, "{}", outcome.to_json()).is_err() {
+        let outcome = batch_line(&line, base, &options);
+        if writeln!(out, "{}", outcome.to_json(args.cost)).is_err() {
             return ExitCode::from(2);
         }
     }
     ExitCode::SUCCESS
+}
+
+fn parse_size(spec: &str) -> Result<(String, SizeRange), String> {
+    let (path, range) = spec
+        .split_once('=')
+        .ok_or_else(|| format!("--size '{spec}': expected PATH=N or PATH=MIN..MAX"))?;
+    let num = |t: &str| {
+        t.trim()
+            .parse::<u64>()
+            .map_err(|e| format!("--size '{spec}': {e}"))
+    };
+    let range = match range.split_once("..") {
+        Some((lo, hi)) => SizeRange {
+            min: num(lo)?,
+            max: num(hi)?,
+        },
+        None => SizeRange {
+            min: 0,
+            max: num(range)?,
+        },
+    };
+    Ok((path.trim().to_string(), range))
+}
+
+fn run_cost(args: &CostArgs) -> ExitCode {
+    let decls = match parse_decls(&args.env.decls) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let options = match profile_options(args.env.profile.as_deref()) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut sizes = PathSizes::default();
+    for s in &args.sizes {
+        match parse_size(s) {
+            Ok((path, range)) => {
+                sizes.0.insert(path, range);
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let env = build_env(&decls, Vec::new(), args.env.container.as_deref(), options);
+    match env.compile(&args.expr) {
+        Ok(ast) => {
+            let est = env.estimate_cost(&ast, &sizes).unwrap_or_default();
+            println!("[{}, {}]", est.min, est.max);
+            ExitCode::SUCCESS
+        }
+        Err(issues) => {
+            eprintln!("{issues}");
+            ExitCode::from(1)
+        }
+    }
 }

@@ -152,3 +152,77 @@ not json
     assert_eq!(lines[4]["type"], "double");
     assert_eq!(lines[5]["phase"], "input");
 }
+
+#[test]
+fn cost_flags() {
+    let o = cel(&[
+        "eval",
+        "l.map(x, x * 2)",
+        "--var",
+        "l=[1,2,3,4,5]",
+        "--cost",
+    ]);
+    assert_eq!(stdout(&o), "[2, 4, 6, 8, 10] : list(int)\ncost: 82\n");
+    // cel-go: over a limit of 50 the evaluation stops, reporting 52.
+    let o = cel(&[
+        "eval",
+        "l.map(x, x * 2)",
+        "--var",
+        "l=[1,2,3,4,5]",
+        "--cost",
+        "--cost-limit",
+        "50",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "operation cancelled: actual cost limit exceeded\n"
+    );
+    assert_eq!(stdout(&o), "cost: 52\n");
+    let o = cel(&["eval", "1 / 0", "--cost", "--output", "json"]);
+    assert_eq!(
+        stdout(&o),
+        "{\"ok\":false,\"phase\":\"eval\",\"error\":\"division by zero\",\"cost\":1}\n"
+    );
+}
+
+#[test]
+fn cost_command_estimates() {
+    let o = cel(&[
+        "cost",
+        "input.all(x, true)",
+        "--decl",
+        "input:list(dyn)",
+        "--size",
+        "input=100",
+    ]);
+    assert_eq!(stdout(&o), "[2, 302]\n", "{}", stderr(&o));
+    let o = cel(&[
+        "cost",
+        "input.matches('[0-9]')",
+        "--decl",
+        "input:string",
+        "--size",
+        "input=500",
+    ]);
+    assert_eq!(stdout(&o), "[3, 103]\n");
+}
+
+#[test]
+fn kubernetes_profile() {
+    let o = cel(&[
+        "eval",
+        "--profile",
+        "kubernetes",
+        "[1,2,3].all(x, true)",
+        "--cost",
+    ]);
+    assert_eq!(stdout(&o), "true : bool\ncost: 10\n");
+    let o = cel(&["eval", "--profile", "kubernetes", "duration('1x')"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).starts_with("ERROR: <input>:1:10: invalid duration argument"));
+    let o = cel(&["eval", "--profile", "kubernetes", "1 < 1.5"]);
+    assert_eq!(stdout(&o), "true : bool\n");
+    let o = cel(&["eval", "--profile", "nope", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+}
