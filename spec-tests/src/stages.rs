@@ -59,9 +59,19 @@ impl Stage for CheckStage {
         let checked = match env.check(&ast) {
             Ok(c) => c,
             // cel-go checks every conformance case that does not disable checking, and the
-            // suite only expects errors from evaluation: a check error is always a failure,
-            // even where the case expects some error.
-            Err(issues) => return Outcome::Fail(issues.to_string()),
+            // suite's expected errors are evaluation errors: a check error is a failure,
+            // unless the case names that very diagnostic as the error it expects.
+            Err(issues) => {
+                let text = issues.to_string();
+                let named = expected_messages(&case.expected)
+                    .iter()
+                    .any(|m| !m.is_empty() && issues.diagnostics().iter().any(|d| d.message == *m));
+                return if named {
+                    Outcome::ExpectedError(text)
+                } else {
+                    Outcome::Fail(text)
+                };
+            }
         };
         if let Expectation::Typed { deduced_type, .. } = &case.expected {
             match deduced_type {

@@ -196,14 +196,14 @@ impl<'a> Coster<'a> {
             ExprKind::Select(sel) => {
                 if sel.test_only {
                     let presence = u64::from(self.options.presence_test_has_cost);
-                    return CostRange::exact(presence).plus(self.cost(&sel.operand));
+                    return CostRange::exact(presence).add(self.cost(&sel.operand));
                 }
                 let mut sum = self.cost(&sel.operand);
                 if matches!(
                     self.ty(&sel.operand),
                     Type::Map(..) | Type::Message(_) | Type::TypeParam(_)
                 ) {
-                    sum = sum.plus(CostRange::exact(1));
+                    sum = sum.add(CostRange::exact(1));
                 }
                 if let Some(p) = self.paths.get(&sel.operand.id) {
                     let mut p = p.clone();
@@ -217,7 +217,7 @@ impl<'a> Coster<'a> {
                 let mut sum = CostRange::exact(LIST_CREATE_BASE_COST);
                 let mut elem: Option<SizeRange> = None;
                 for el in &l.elements {
-                    sum = sum.plus(self.cost(el));
+                    sum = sum.add(self.cost(el));
                     let s = self.size(el);
                     elem = Some(elem.map_or(s, |x| x.union(s)));
                 }
@@ -232,8 +232,8 @@ impl<'a> Coster<'a> {
                 let mut keys: Option<SizeRange> = None;
                 let mut values: Option<SizeRange> = None;
                 for entry in &m.entries {
-                    sum = sum.plus(self.cost(&entry.key));
-                    sum = sum.plus(self.cost(&entry.value));
+                    sum = sum.add(self.cost(&entry.key));
+                    sum = sum.add(self.cost(&entry.value));
                     let (ks, vs) = (self.size(&entry.key), self.size(&entry.value));
                     keys = Some(keys.map_or(ks, |x| x.union(ks)));
                     values = Some(values.map_or(vs, |x| x.union(vs)));
@@ -252,7 +252,7 @@ impl<'a> Coster<'a> {
             ExprKind::Struct(s) => {
                 let mut sum = CostRange::exact(STRUCT_CREATE_BASE_COST);
                 for f in &s.fields {
-                    sum = sum.plus(self.cost(&f.value));
+                    sum = sum.add(self.cost(&f.value));
                 }
                 sum
             }
@@ -309,7 +309,7 @@ impl<'a> Coster<'a> {
 
     fn cost_comprehension(&mut self, e: &'a Expr, c: &'a Comprehension) -> CostRange {
         let mut sum = self.cost(&c.iter_range);
-        sum = sum.plus(self.cost(&c.accu_init));
+        sum = sum.add(self.cost(&c.accu_init));
         match &c.iter_var2 {
             Some(v2) => {
                 self.iter_ranges
@@ -327,7 +327,7 @@ impl<'a> Coster<'a> {
         if c.iter_var2.is_some() {
             self.iter_ranges.pop();
         }
-        sum = sum.plus(self.cost(&c.result));
+        sum = sum.add(self.cost(&c.result));
         let range_size = self.size(&c.iter_range);
         // A literal initial accumulator keeps its size (`all` gives a bool); a list or map
         // accumulator grows with the range (`map`, `filter`, the transforms).
@@ -343,14 +343,14 @@ impl<'a> Coster<'a> {
         {
             self.elements.insert(e.id, el);
         }
-        sum.plus(loop_cost.plus(step_cost).multiply_by_size(range_size))
+        sum.add(loop_cost.add(step_cost).multiply_by_size(range_size))
     }
 
     fn cost_bind(&mut self, e: &'a Expr, c: &'a Comprehension) -> CostRange {
         let mut sum = self.cost(&c.iter_range);
-        sum = sum.plus(self.cost(&c.accu_init));
+        sum = sum.add(self.cost(&c.accu_init));
         self.locals.push((c.accu_var.clone(), &c.accu_init));
-        sum = sum.plus(self.cost(&c.result));
+        sum = sum.add(self.cost(&c.result));
         self.locals.pop();
         if let Some(s) = self.computed_size(&c.result) {
             self.computed.insert(e.id, s);
@@ -374,7 +374,7 @@ impl<'a> Coster<'a> {
         }
         let mut sum = CostRange::default();
         if let Some(t) = &call.target {
-            sum = sum.plus(self.cost(t));
+            sum = sum.add(self.cost(t));
         }
         let mut fn_cost: Option<CostRange> = None;
         let mut result_size: Option<SizeRange> = None;
@@ -429,13 +429,13 @@ impl<'a> Coster<'a> {
         if let Some(rs) = result_size {
             self.computed.insert(e.id, rs);
         }
-        sum.plus(fn_cost.unwrap_or_default())
+        sum.add(fn_cost.unwrap_or_default())
     }
 
     fn arg_sum(arg_costs: &[CostRange]) -> CostRange {
         arg_costs
             .iter()
-            .fold(CostRange::default(), |acc, c| acc.plus(*c))
+            .fold(CostRange::default(), |acc, c| acc.add(*c))
     }
 
     /// The estimate of one overload: hooks first (by overload id, then by function name),
@@ -449,7 +449,7 @@ impl<'a> Coster<'a> {
     ) -> CallEstimate {
         let args_sum = Self::arg_sum(arg_costs);
         let with_args = |est: CallEstimate| CallEstimate {
-            cost: est.cost.plus(args_sum),
+            cost: est.cost.add(args_sum),
             result_size: est.result_size,
         };
         // Library hooks see the receiver first, as run-time hooks do.
@@ -541,7 +541,7 @@ impl<'a> Coster<'a> {
                     (None, [s, re]) => (s, re),
                     _ => return with_args(exact(CostRange::exact(1))),
                 };
-                let str_cost = self.size(s).plus(SizeRange::exact(1)).multiply_by_factor(F);
+                let str_cost = self.size(s).add(SizeRange::exact(1)).multiply_by_factor(F);
                 let regex_cost = self
                     .size(re)
                     .multiply_by_factor(REGEX_STRING_LENGTH_COST_FACTOR);
@@ -563,12 +563,12 @@ impl<'a> Coster<'a> {
             "conditional" if arg_costs.len() == 3 => {
                 let size = self.size(&args[1]).union(self.size(&args[2]));
                 return CallEstimate {
-                    cost: arg_costs[0].plus(arg_costs[1].union(arg_costs[2])),
+                    cost: arg_costs[0].add(arg_costs[1].union(arg_costs[2])),
                     result_size: Some(size),
                 };
             }
             "add_string" | "add_bytes" | "add_list" if args.len() == 2 => {
-                let size = self.size(&args[0]).plus(self.size(&args[1]));
+                let size = self.size(&args[0]).add(self.size(&args[1]));
                 if overload == "add_list" {
                     let (a, b) = (
                         self.elements.get(&args[0].id).copied(),

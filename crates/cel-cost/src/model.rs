@@ -57,7 +57,11 @@ impl SizeRange {
     }
 
     /// Sum of two sizes, saturating.
-    pub fn plus(self, o: SizeRange) -> SizeRange {
+    #[allow(
+        clippy::should_implement_trait,
+        reason = "saturating, unlike `Add` on integers; a named method keeps that visible"
+    )]
+    pub fn add(self, o: SizeRange) -> SizeRange {
         SizeRange {
             min: self.min.saturating_add(o.min),
             max: self.max.saturating_add(o.max),
@@ -105,7 +109,11 @@ impl CostRange {
     }
 
     /// Sum, saturating.
-    pub fn plus(self, o: CostRange) -> CostRange {
+    #[allow(
+        clippy::should_implement_trait,
+        reason = "saturating, unlike `Add` on integers; a named method keeps that visible"
+    )]
+    pub fn add(self, o: CostRange) -> CostRange {
         CostRange {
             min: self.min.saturating_add(o.min),
             max: self.max.saturating_add(o.max),

@@ -867,11 +867,9 @@ impl<'a> Planner<'a> {
             .filter(|o| o.decl.is_member == member && o.decl.params.len() == argc)
             .cloned()
             .collect();
-        if candidates.is_empty() {
-            Dispatch::Unknown(function.into())
-        } else {
-            Dispatch::Candidates(candidates)
-        }
+        // A known function called with an arity or style none of its overloads has is "no
+        // such overload", not an unbound function.
+        Dispatch::Candidates(candidates)
     }
 
     fn plan_list(&mut self, id: ExprId, list: &ListExpr) -> Node {

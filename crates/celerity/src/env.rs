@@ -121,6 +121,7 @@ pub struct EnvBuilder {
     macros: Vec<Macro>,
     provider: Option<Arc<dyn TypeProvider>>,
     libraries: Vec<String>,
+    types: Vec<Type>,
     cost_hooks: CostHooks,
     estimate_hooks: Vec<(CostKey, EstimateFn)>,
 }
@@ -140,6 +141,35 @@ impl std::fmt::Debug for EnvBuilder {
             .field("options", &self.options)
             .field("libraries", &self.libraries)
             .finish_non_exhaustive()
+    }
+}
+
+/// The host's type provider, extended with the types libraries define (`net.IP`).
+#[derive(Debug)]
+struct LibraryTypes {
+    host: Option<Arc<dyn TypeProvider>>,
+    types: Vec<Type>,
+}
+
+impl TypeProvider for LibraryTypes {
+    fn find_type(&self, name: &str) -> Option<Type> {
+        self.host
+            .as_ref()
+            .and_then(|h| h.find_type(name))
+            .or_else(|| {
+                self.types
+                    .iter()
+                    .find(|t| t.runtime_name() == name)
+                    .cloned()
+            })
+    }
+
+    fn find_field(&self, message: &str, field: &str) -> Option<cel_types::FieldType> {
+        self.host.as_ref()?.find_field(message, field)
+    }
+
+    fn find_enum_value(&self, name: &str) -> Option<i64> {
+        self.host.as_ref()?.find_enum_value(name)
     }
 }
 
@@ -167,6 +197,7 @@ impl Default for EnvBuilder {
             macros: Vec::new(),
             provider: None,
             libraries: Vec::new(),
+            types: Vec::new(),
             cost_hooks: CostHooks::default(),
             estimate_hooks: Vec::new(),
         }
@@ -237,6 +268,7 @@ impl EnvBuilder {
             self.registry.add(&id, imp);
         }
         self.macros.extend(contents.macros);
+        self.types.extend(contents.types);
         for (key, hook) in contents.actual_costs {
             self.cost_hooks.add(key, hook);
         }
@@ -326,9 +358,11 @@ impl EnvBuilder {
             checker.add_optional_library();
         }
         checker.set_container(self.container.clone());
-        if let Some(p) = &self.provider {
-            checker.set_provider(p.clone());
-        }
+        let provider: Arc<dyn TypeProvider> = Arc::new(LibraryTypes {
+            host: self.provider.clone(),
+            types: self.types.clone(),
+        });
+        checker.set_provider(provider);
         checker.set_options(CheckerOptions {
             // cel-go v0.29 implements homogeneous literals as a validator after checking
             // (which exempts `format` arguments), not in the checker.
