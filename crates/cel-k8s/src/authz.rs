@@ -283,7 +283,7 @@ fn is_dns1123_label(s: &str) -> bool {
     crate::format::dns1123_label(s).is_empty()
 }
 
-fn arg<'a, T: OpaqueValue>(v: &'a Value) -> Result<&'a T> {
+fn arg<T: OpaqueValue>(v: &Value) -> Result<&T> {
     opaque::<T>(v).ok_or_else(Error::no_such_overload)
 }
 
@@ -514,6 +514,7 @@ impl Library for Authz {
                     Implementation::Unary(|v| Ok(Value::from(decision(v)?.reason.as_str()))),
                 ),
             ],
+            types: authz_types().to_vec(),
             ..LibraryContents::default()
         }
     }

@@ -174,11 +174,14 @@ pub fn actual_size(v: &Value) -> u64 {
 /// The size of a network value (`net.IP`: 4 or 16 bytes; `net.CIDR`: the prefix length in
 /// bytes, rounded up). Values of other opaque types have no size (1).
 fn opaque_size(o: &dyn OpaqueValue) -> u64 {
-    match o.type_name() {
-        // TODO(network): once `cel_ext::network` lands, ask its IP and CIDR values for their
-        // sizes here (IP: 4 or 16; CIDR: ceil(prefixLength / 8)).
-        _ => 1,
+    use cel_ext::network::{Cidr, Ip};
+    if let Some(ip) = o.as_any().downcast_ref::<Ip>() {
+        return if ip.family() == 4 { 4 } else { 16 };
     }
+    if let Some(c) = o.as_any().downcast_ref::<Cidr>() {
+        return (c.prefix_length() as u64).div_ceil(8);
+    }
+    1
 }
 
 /// Kubernetes' `traversalCost`: strings and bytes cost `floor(0.1 × bytes)`, lists the sum

@@ -427,7 +427,7 @@ pub fn is_uuid(s: &str) -> bool {
 /// `^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$`.
 pub fn is_base64(s: &str) -> bool {
     let b = s.as_bytes();
-    if b.is_empty() || b.len() % 4 != 0 {
+    if b.is_empty() || !b.len().is_multiple_of(4) {
         return false;
     }
     let ok = |c: &u8| c.is_ascii_alphanumeric() || *c == b'+' || *c == b'/';
@@ -441,7 +441,7 @@ pub fn is_base64(s: &str) -> bool {
 }
 
 fn leap(y: u32) -> bool {
-    y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)
+    y.is_multiple_of(4) && (!y.is_multiple_of(100) || y.is_multiple_of(400))
 }
 
 /// Go's `time.Parse("2006-01-02", s) == nil`.
@@ -570,6 +570,7 @@ impl Library for Format {
         LibraryContents {
             functions,
             implementations,
+            types: vec![format_type()],
             ..LibraryContents::default()
         }
     }

@@ -308,27 +308,22 @@ impl KubernetesProfile {
         })
     }
 
-    /// The libraries that exist in this workspace today, ready to add to an environment
-    /// (Kubernetes' own libraries and the cost estimator, plus the cel-ext libraries that
-    /// exist).
+    /// The libraries, ready to add to an environment (Kubernetes' own libraries and cost
+    /// estimator, and cel-go's extension libraries from `cel-ext`), each once.
     pub fn libraries(&self) -> Vec<Box<dyn Library>> {
         let mut out: Vec<Box<dyn Library>> = Vec::new();
         for l in &self.libraries {
-            if let Some(lib) = instantiate(l) {
+            if let Some(lib) = instantiate(l)
+                && !out.iter().any(|o| o.name() == lib.name())
+            {
                 out.push(lib);
             }
         }
         out
     }
 
-    /// The libraries the profile names that are not available yet (cel-go extension
-    /// libraries still being written in `cel-ext`).
-    ///
-    /// TODO(cel-ext): `ext.Strings` (v0 before 1.29, v2 after: `cel_ext::Strings::version(2)`),
-    /// `ext.Sets` (`cel_ext::Sets`), `ext.Lists` v3 (`cel_ext::Lists::version(3)`) and the
-    /// network library (`cel_ext::network`: `ip`, `cidr` with Kubernetes' `net.IP` /
-    /// `net.CIDR`) are referred to by name here; wire them into [`instantiate`] when they
-    /// land. Kubernetes' cost overrides for them are already in [`crate::cost`].
+    /// The libraries the profile names that have no implementation (none today; kept so a
+    /// host can check).
     pub fn missing_libraries(&self) -> Vec<LibraryRef> {
         self.libraries
             .iter()
@@ -353,10 +348,14 @@ fn instantiate(l: &LibraryRef) -> Option<Box<dyn Library>> {
             "kubernetes.costs" => Box::new(KubernetesCosts::default()),
             _ => return None,
         },
-        LibraryRef::CelExt { name, .. } => match name {
+        LibraryRef::CelExt { name, version } => match name {
             "two-var-comprehensions" => Box::new(cel_ext::TwoVarComprehensions),
-            // TODO(cel-ext): "strings" (version), "sets", "lists" (version 3), "network.ip",
-            // "network.cidr".
+            "strings" => Box::new(cel_ext::Strings::version(version)),
+            "sets" => Box::new(cel_ext::Sets),
+            "lists" => Box::new(cel_ext::Lists::version(version)),
+            // cel-ext has one network library for both of Kubernetes' `ip` and `cidr`; an
+            // environment adds it once (libraries are deduplicated by name).
+            "network.ip" | "network.cidr" => Box::new(cel_ext::Network),
             _ => return None,
         },
     })

@@ -383,6 +383,7 @@ impl Library for SemverLib {
                 member("patch", "semver_patch", vec![sv()], Type::Int),
             ],
             implementations,
+            types: vec![semver_type()],
             ..LibraryContents::default()
         }
     }

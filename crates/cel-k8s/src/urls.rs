@@ -514,8 +514,11 @@ impl Url {
         if !self.opaque.is_empty() {
             buf.push_str(&self.opaque);
         } else {
-            if !self.scheme.is_empty() || !self.host.is_empty() || self.user.is_some() {
-                if !(self.omit_host && self.host.is_empty() && self.user.is_none()) {
+            let has_authority =
+                !self.scheme.is_empty() || !self.host.is_empty() || self.user.is_some();
+            let omit = self.omit_host && self.host.is_empty() && self.user.is_none();
+            if has_authority && !omit {
+                {
                     if !self.host.is_empty() || !self.path.is_empty() || self.user.is_some() {
                         buf.push_str("//");
                     }
@@ -646,6 +649,7 @@ impl Library for Urls {
                 ),
                 ("url_get_query".into(), Implementation::Unary(get_query)),
             ],
+            types: vec![url_type()],
             ..LibraryContents::default()
         }
     }

@@ -884,6 +884,7 @@ impl Library for QuantityLib {
                     }),
                 ),
             ],
+            types: vec![quantity_type()],
             ..LibraryContents::default()
         }
     }
