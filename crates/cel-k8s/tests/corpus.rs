@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use cel_k8s::authz::{authorizer_value, authorizer_variable};
 use cel_k8s::{ExpressionKind, FakeAuthorizer, KubeVersion, KubernetesProfile};
-use celerity::{Env, MapActivation, Type, Value, value_from_json};
+use celerity::{Env, EnvOptions, MapActivation, NoSizes, Type, Value, value_from_json};
 
 #[derive(Debug)]
 struct Case {
@@ -20,6 +20,8 @@ struct Case {
     vars: serde_json::Map<String, serde_json::Value>,
     decls: BTreeMap<String, String>,
     expect: Expect,
+    cost: Option<u64>,
+    estimate: Option<(u64, u64)>,
 }
 
 #[derive(Debug)]
@@ -87,6 +89,11 @@ fn load() -> Vec<Case> {
                     })
                     .unwrap_or_default(),
                 expect,
+                cost: j.get("cost").and_then(|v| v.as_u64()),
+                estimate: j.get("estimate").and_then(|v| {
+                    let a = v.as_array()?;
+                    Some((a.first()?.as_u64()?, a.get(1)?.as_u64()?))
+                }),
             });
         }
     }
@@ -95,10 +102,19 @@ fn load() -> Vec<Case> {
 
 fn env_for(c: &Case) -> Env {
     let profile = KubernetesProfile::new(c.version, c.kind).with_jsonpatch();
-    let mut b = Env::builder()
-        .homogeneous_aggregate_literals(profile.options.homogeneous_aggregate_literals)
-        .cross_type_numeric_comparisons(profile.options.cross_type_numeric_comparisons)
-        .optional_types(true);
+    let o = &profile.options;
+    let mut b = Env::builder().options(EnvOptions {
+        homogeneous_aggregate_literals: o.homogeneous_aggregate_literals,
+        cross_type_numeric_comparisons: o.cross_type_numeric_comparisons,
+        optional_types: true,
+        presence_test_has_cost: o.presence_test_has_cost,
+        optimize: o.optimize,
+        cost_limit: Some(o.per_call_cost_limit),
+        validate_duration_literals: o.validate_duration_literals,
+        validate_timestamp_literals: o.validate_timestamp_literals,
+        validate_regex_literals: o.validate_regex_literals,
+        ..EnvOptions::kubernetes()
+    });
     for lib in profile.libraries() {
         b = b.library(Boxed(lib));
     }
@@ -122,6 +138,40 @@ impl celerity::Library for Boxed {
     fn contents(&self) -> celerity::LibraryContents {
         self.0.contents()
     }
+}
+
+/// Compares a case's recorded costs with what the facade reports; `None` when the case
+/// records none. Informational only: the cost runner is written elsewhere.
+fn check_costs(c: &Case) -> Option<Result<(), String>> {
+    if c.cost.is_none() && c.estimate.is_none() {
+        return None;
+    }
+    let env = env_for(c);
+    let ast = env.compile(&c.expr).ok()?;
+    let mut act = MapActivation::new();
+    act.bind(
+        "authorizer",
+        authorizer_value(None, Arc::new(FakeAuthorizer::standard())),
+    );
+    let mut problems = Vec::new();
+    if let Some(want) = c.cost {
+        let program = env.program(&ast).ok()?;
+        let (_, details) = program.eval_details(&act);
+        if details.actual_cost != want {
+            problems.push(format!("cost {} (want {want})", details.actual_cost));
+        }
+    }
+    if let Some((lo, hi)) = c.estimate {
+        match env.estimate_cost(&ast, &NoSizes) {
+            Some(r) if (r.min, r.max) == (lo, hi) => {}
+            other => problems.push(format!("estimate {other:?} (want [{lo}, {hi}])")),
+        }
+    }
+    Some(if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    })
 }
 
 fn run(c: &Case) -> Result<(), String> {
@@ -213,6 +263,17 @@ fn kubernetes_corpus() {
             )),
         }
     }
+    let (mut with_cost, mut cost_ok) = (0, 0);
+    for c in &cases {
+        if let Some(r) = check_costs(c) {
+            with_cost += 1;
+            match r {
+                Ok(()) => cost_ok += 1,
+                Err(m) => println!("cost: {} / {}: {m}", c.file, c.name),
+            }
+        }
+    }
+    println!("costs: {cost_ok}/{with_cost} cases with recorded costs match");
     for (f, (n, ok)) in &per_file {
         println!("{f}: {ok}/{n}");
     }
