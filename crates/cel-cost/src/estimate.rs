@@ -300,7 +300,19 @@ impl<'a> Coster<'a> {
             }
             return;
         }
-        if self.locals.iter().any(|(n, _)| n == name) || name.starts_with('@') {
+        // A `cel.bind` variable has the path and the element sizes of what it is bound to
+        // (cel-go's `pushLocalVar`: `cel.bind(a, x, a[0])` reads `x.@items`).
+        if let Some((_, init)) = self.locals.iter().rev().find(|(n, _)| n == name) {
+            let init: &Expr = init;
+            if let Some(p) = self.paths.get(&init.id).cloned() {
+                self.paths.insert(e.id, p);
+            }
+            if let Some(el) = self.elements.get(&init.id).copied() {
+                self.elements.insert(e.id, el);
+            }
+            return;
+        }
+        if name.starts_with('@') {
             return;
         }
         let name = name.strip_prefix('.').unwrap_or(name);
@@ -461,6 +473,10 @@ impl<'a> Coster<'a> {
                 .map(|a| EstimateArg {
                     ty: self.ty(a).clone(),
                     size: Some(self.size(a)).filter(|s| *s != SizeRange::unknown()),
+                    literal: match &a.kind {
+                        ExprKind::Literal(l) => Some(l.clone()),
+                        _ => None,
+                    },
                 })
                 .collect()
         };

@@ -19,3 +19,6 @@ pub use actual::{builtin_call_cost, builtin_call_cost_with, builtin_fixed_cost};
 pub use estimate::{EstimateNode, EstimateOptions, NoSizes, PathSizes, SizeEstimator, estimate};
 pub use model::*;
 pub use plan::{Charge, CostOptions, CostPlan};
+
+/// The literal value an [`EstimateArg`] carries for a constant argument.
+pub use cel_syntax::Literal;

@@ -172,6 +172,34 @@ pub struct EstimateArg {
     pub ty: Type,
     /// Its size range, if known.
     pub size: Option<SizeRange>,
+    /// The argument's value when it is a literal constant (`lists.range(4)`, `'a,b'.split(',', 2)`),
+    /// as cel-go's estimators read it from the AST node (`nodeAsUintValue`).
+    pub literal: Option<cel_syntax::Literal>,
+}
+
+impl EstimateArg {
+    /// cel-go's `nodeAsUintValue`: the value of an int literal argument, 0 for a negative one,
+    /// and `default` when the argument is not an int literal.
+    pub fn uint_literal_or(&self, default: u64) -> u64 {
+        match self.literal {
+            Some(cel_syntax::Literal::Int(i)) => u64::try_from(i).unwrap_or(0),
+            _ => default,
+        }
+    }
+
+    /// The value of an int literal argument (negative ones as 0, as cel-go reads them), or
+    /// `None` when the argument is not an int literal.
+    pub fn uint_literal(&self) -> Option<u64> {
+        self.int_literal().map(|i| u64::try_from(i).unwrap_or(0))
+    }
+
+    /// The value of an int literal argument, or `None` when the argument is not one.
+    pub fn int_literal(&self) -> Option<i64> {
+        match self.literal {
+            Some(cel_syntax::Literal::Int(i)) => Some(i),
+            _ => None,
+        }
+    }
 }
 
 /// A static cost hook: given the arguments (receiver first), the call's estimate, or `None`
@@ -192,4 +220,27 @@ pub enum CostKey {
     /// Every overload of a function, by name (Kubernetes' `CostEstimator` overrides by
     /// name). Consulted after overload hooks, before the built-in table.
     Function(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_arguments_read_as_cel_go_reads_them() {
+        let arg = |literal: Option<cel_syntax::Literal>| EstimateArg {
+            ty: Type::Int,
+            size: Some(SizeRange::exact(1)),
+            literal,
+        };
+        use cel_syntax::Literal::{Int, String as Str, Uint};
+        assert_eq!(arg(Some(Int(4))).uint_literal(), Some(4));
+        assert_eq!(arg(Some(Int(4))).uint_literal_or(9), 4);
+        // cel-go's nodeAsUintValue: a negative int literal is 0; anything else the default.
+        assert_eq!(arg(Some(Int(-3))).uint_literal(), Some(0));
+        assert_eq!(arg(Some(Int(-3))).int_literal(), Some(-3));
+        assert_eq!(arg(Some(Uint(4))).uint_literal_or(9), 9);
+        assert_eq!(arg(Some(Str("4".into()))).uint_literal(), None);
+        assert_eq!(arg(None).uint_literal_or(9), 9);
+    }
 }

@@ -66,8 +66,6 @@
 //!   no validator hook, so those errors appear at evaluation.
 //! * `sort` and `sortBy` are stable; cel-go's sort is not for more than 12 elements, so equal
 //!   keys may come out in another order there.
-//! * Estimates of `lists.range`, `slice`, `flatten(d)` and `substring` cannot read literal
-//!   integer arguments (the hook sees sizes only) and assume the unknown value.
 //! * The size limits above ([`MAX_RESULT_BYTES`], [`MAX_LIST_ELEMENTS`]) turn absurd
 //!   allocations into errors.
 

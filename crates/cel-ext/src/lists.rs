@@ -37,10 +37,10 @@
 //! | `flatten` | `trunc(n·depth) + 11` (depth 1 if absent or negative) | `ceil(n·depth) + 11` |
 //! | `sort`, `distinct`, `@sortByAssociatedKeys` | `trunc(n²·f) + 11`, f = 2.1 when the first element is a string or bytes, else 2 | `ceil(n²·f) + 11` |
 //!
-//! For `sortBy`, n is the size of the key list. cel-go's estimator reads literal integer
-//! arguments (`lists.range(4)`, `slice(0, 2)`, `flatten(2)`); the estimate hooks here see
-//! only sizes, so they assume the unknown value (see [`range_estimate`] and friends, which
-//! take the literal when a caller has it).
+//! For `sortBy`, n is the size of the key list. Like cel-go's estimator, the estimate hooks
+//! read literal integer arguments (`lists.range(4)`, `slice(0, 2)`, `flatten(2)`; a negative
+//! literal counts as 0) and otherwise assume the unknown value (see [`range_estimate`] and
+//! friends).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -208,7 +208,10 @@ fn add_costs(c: &mut LibraryContents) {
         c.estimate(id, |a| {
             (!a.is_empty() && a.len() <= 2).then(|| {
                 // A depth argument is only known to cel-go's estimator as a literal.
-                let depth = if a.len() == 2 { None } else { Some(1) };
+                let depth = match a.get(1) {
+                    Some(d) => d.uint_literal(),
+                    None => Some(1),
+                };
                 flatten_estimate(arg_size(&a[0]), depth)
             })
         });
@@ -236,10 +239,11 @@ fn add_costs(c: &mut LibraryContents) {
         });
     }
     c.estimate("list_slice", |a| {
-        (a.len() == 3).then(|| slice_estimate(arg_size(&a[0]), None, None))
+        (a.len() == 3)
+            .then(|| slice_estimate(arg_size(&a[0]), a[1].uint_literal(), a[2].uint_literal()))
     });
     c.estimate("lists_range", |a| {
-        (a.len() == 1).then(|| range_estimate(None))
+        (a.len() == 1).then(|| range_estimate(a[0].uint_literal()))
     });
     c.estimate("list_reverse", |a| {
         (a.len() == 1).then(|| allocating_list_estimate(1.0, arg_size(&a[0]), arg_size(&a[0])))

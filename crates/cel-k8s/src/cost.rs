@@ -476,12 +476,15 @@ pub fn estimate_call_cost(
         }
         "split" => {
             let sz = size_of(args.first()?);
+            // The result has at most one element per code point, or as many as a literal
+            // limit says (read as Go's `uint64(int64)`, so a negative limit wraps).
+            let max = match args.get(2).and_then(EstimateArg::int_literal) {
+                Some(n) => n as u64,
+                None => sz.max,
+            };
             sized(
                 sz.multiply_by_factor(2.0 * TRAVERSAL),
-                SizeRange {
-                    min: 0,
-                    max: sz.max,
-                },
+                SizeRange { min: 0, max },
             )
         }
         "join" => {
@@ -655,6 +658,7 @@ mod tests {
         EstimateArg {
             ty,
             size: Some(SizeRange::exact(size)),
+            literal: None,
         }
     }
 
@@ -698,6 +702,43 @@ mod tests {
             .unwrap()
             .cost,
             CostRange::exact(5)
+        );
+    }
+
+    #[test]
+    fn split_reads_a_literal_limit() {
+        let limit = |n: Option<i64>| EstimateArg {
+            ty: Type::Int,
+            size: Some(SizeRange::exact(1)),
+            literal: n.map(cel_cost::Literal::Int),
+        };
+        let split = |args: &[EstimateArg]| {
+            estimate_call_cost("split", args, None)
+                .unwrap()
+                .result_size
+                .unwrap()
+        };
+        let s = arg(Type::String, 15);
+        let sep = arg(Type::String, 1);
+        assert_eq!(
+            split(&[s.clone(), sep.clone()]),
+            SizeRange { min: 0, max: 15 }
+        );
+        assert_eq!(
+            split(&[s.clone(), sep.clone(), limit(Some(2))]),
+            SizeRange { min: 0, max: 2 }
+        );
+        // Not a literal: the receiver's size; a negative literal wraps as Go's uint64(int64).
+        assert_eq!(
+            split(&[s.clone(), sep.clone(), limit(None)]),
+            SizeRange { min: 0, max: 15 }
+        );
+        assert_eq!(
+            split(&[s, sep, limit(Some(-1))]),
+            SizeRange {
+                min: 0,
+                max: u64::MAX
+            }
         );
     }
 

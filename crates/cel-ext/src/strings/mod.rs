@@ -51,7 +51,9 @@ pub mod format;
 
 use std::sync::Arc;
 
-use cel_cost::{CallEstimate, CostRange, LIST_CREATE_BASE_COST, SizeRange, ceil_factor};
+use cel_cost::{
+    CallEstimate, CostRange, EstimateArg, LIST_CREATE_BASE_COST, SizeRange, ceil_factor,
+};
 use cel_runtime::{Error, Implementation, Result, Value};
 use cel_types::{FunctionDecl, OverloadDecl, Type};
 
@@ -346,11 +348,15 @@ fn add_costs(c: &mut LibraryContents) {
     c.estimate("string_trim", |a| {
         (!a.is_empty()).then(|| variable_transform_estimate(nth_size(a, 0)))
     });
-    // The start and end of `substring` are only known to cel-go's estimator when they are
-    // literals; the hook sees sizes, not literal values, so it assumes the whole string.
+    // The start and end of `substring` are known to cel-go's estimator when they are int
+    // literals; otherwise the start is 0 and the end the receiver's maximum size.
     for id in ["string_substring_int", "string_substring_int_int"] {
         c.estimate(id, |a| {
-            (a.len() == 2 || a.len() == 3).then(|| substring_estimate(nth_size(a, 0), None, None))
+            (a.len() == 2 || a.len() == 3).then(|| {
+                let start = a[1].uint_literal();
+                let end = a.get(2).and_then(EstimateArg::uint_literal);
+                substring_estimate(nth_size(a, 0), start, end)
+            })
         });
     }
 }
