@@ -492,4 +492,33 @@ impl Env {
     pub fn checker_env(&self) -> &CheckerEnv {
         &self.inner.checker
     }
+
+    /// The functions expressions may call, sorted by name, each with the overloads the
+    /// checker may choose (those an option disables, such as cross-type comparisons, are
+    /// left out). Operators appear under their internal names (`_+_`).
+    pub fn functions(&self) -> Vec<FunctionDecl> {
+        let checker = &self.inner.checker;
+        let mut out: Vec<FunctionDecl> = checker
+            .functions()
+            .map(|f| FunctionDecl {
+                name: f.name.clone(),
+                overloads: f
+                    .overloads
+                    .iter()
+                    .filter(|o| checker.overload_enabled(&o.id))
+                    .cloned()
+                    .collect(),
+            })
+            .filter(|f| !f.overloads.is_empty())
+            .collect();
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        out
+    }
+
+    /// The declared variables, sorted by name.
+    pub fn variables(&self) -> Vec<VariableDecl> {
+        let mut out: Vec<VariableDecl> = self.inner.checker.variables().cloned().collect();
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        out
+    }
 }

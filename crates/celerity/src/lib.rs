@@ -30,14 +30,19 @@
 //! );
 //! ```
 //!
+//! The Kubernetes environment of each Kubernetes version (its libraries, options and costs)
+//! is [`KubernetesEnv`], in [`kubernetes`].
+//!
 //! This crate only assembles the others (`cel-syntax`, `cel-types`, `cel-checker`,
-//! `cel-runtime`, `cel-interp`); nothing in `crates/` depends on it.
+//! `cel-runtime`, `cel-interp`, `cel-ext`, `cel-cost`, `cel-k8s`); nothing in `crates/`
+//! depends on it.
 
 #![deny(missing_docs)]
 
 mod ast;
 mod env;
 mod json;
+pub mod kubernetes;
 mod program;
 mod validate;
 
@@ -54,6 +59,7 @@ pub use cel_runtime::{
 pub use cel_types::{FunctionDecl, OverloadDecl, Primitive, Type, VariableDecl};
 pub use env::{Env, EnvBuilder, EnvOptions};
 pub use json::{JsonError, MAX_JSON_DEPTH, activation_from_json, value_from_json, value_to_json};
+pub use kubernetes::KubernetesEnv;
 pub use program::{EvalDetails, Program};
 
 /// Formats a value as a CEL literal that parses back to the same value (`5u`, `2.0`,

@@ -8,7 +8,13 @@
 //! cel eval 'l.map(x, x * 2)' --var 'l=[1,2,3]' --cost --cost-limit 100
 //! cel cost 'self.items.all(i, i.size() < 10)' --decl 'self:map(string, list(string))' --size self.items=20
 //! cel eval --profile kubernetes "duration('1h') > duration('1m')"
+//! cel eval --profile kubernetes=1.30 --stored "isSemver('1.0.0')"
+//! cel functions --profile kubernetes=1.34 quantity
 //! ```
+//!
+//! `--profile kubernetes[=VERSION]` compiles and evaluates in the environment of that
+//! Kubernetes version (default: the newest supported), for new expressions, or with
+//! `--stored` for expressions already stored; see `celerity::kubernetes`.
 //!
 //! Diagnostics are printed in cel-go's form and make the command exit with status 1.
 //! This crate only talks to the `celerity` facade.
@@ -16,7 +22,11 @@
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
-use celerity::{Env, EnvOptions, MapActivation, PathSizes, SizeRange, Type, Value};
+use celerity::kubernetes::{self, KubernetesEnv};
+use celerity::{
+    Env, EnvBuilder, EnvOptions, FunctionDecl, MapActivation, OverloadDecl, PathSizes, SizeRange,
+    Type, Value,
+};
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser, Debug)]
@@ -39,6 +49,10 @@ enum Command {
     /// Print the static cost estimate of an expression: the cheapest and the most expensive
     /// run-time cost, in cel-go's units.
     Cost(CostArgs),
+    /// List the functions an environment provides, with their overloads' signatures and ids
+    /// (operators under their internal names, `_+_`; macros such as `all` or `has` are not
+    /// functions and are not listed).
+    Functions(FunctionsArgs),
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -49,11 +63,19 @@ struct EnvArgs {
     /// The container names are resolved in.
     #[arg(long)]
     container: Option<String>,
-    /// An environment profile: `kubernetes` sets what the Kubernetes API server sets
+    /// An environment profile: `default` (every cel-go extension library) or
+    /// `kubernetes[=VERSION]`, the environment of a Kubernetes version (default: the newest
+    /// supported) for new expressions: its libraries and their versions, its options
     /// (homogeneous literals, cross-type comparisons, literal validators, OptOptimize, free
-    /// presence tests, the per-call cost limit of 1,000,000).
+    /// presence tests), Kubernetes' costs and the per-call cost limit of 1,000,000. The
+    /// `authorizer` variable is declared (1.27 and later) and bound to an authorizer that
+    /// allows everything.
     #[arg(long, value_name = "PROFILE")]
     profile: Option<String>,
+    /// With `--profile kubernetes`: the environment for stored expressions (everything not
+    /// removed, at the newest library versions) instead of new ones.
+    #[arg(long)]
+    stored: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -104,6 +126,21 @@ struct CheckArgs {
     env: EnvArgs,
 }
 
+#[derive(clap::Args, Debug)]
+struct FunctionsArgs {
+    /// List only functions whose name contains this text.
+    filter: Option<String>,
+    /// An environment profile (see `cel eval --help`).
+    #[arg(long, value_name = "PROFILE")]
+    profile: Option<String>,
+    /// With `--profile kubernetes`: the environment for stored expressions.
+    #[arg(long)]
+    stored: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Output::Text)]
+    output: Output,
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 enum Output {
     Text,
@@ -119,19 +156,81 @@ fn main() -> ExitCode {
         },
         Command::Check(args) => run_check(&args),
         Command::Cost(args) => run_cost(&args),
+        Command::Functions(args) => run_functions(&args),
     }
 }
 
-/// The options of a profile name (`kubernetes`, `kubernetes=1.34`), or an error.
-fn profile_options(profile: Option<&str>) -> Result<EnvOptions, String> {
-    match profile {
-        None | Some("cel-go") | Some("default") => Ok(EnvOptions::default()),
-        Some(p) if p == "kubernetes" || p.starts_with("kubernetes=") => {
-            Ok(EnvOptions::kubernetes())
+/// An environment profile.
+#[derive(Clone, Debug)]
+enum Profile {
+    /// cel-go's defaults with every extension library, with these options.
+    Default(EnvOptions),
+    /// A Kubernetes environment, with an optional cost limit replacing Kubernetes'.
+    Kubernetes(KubernetesEnv, Option<Option<u64>>),
+}
+
+impl Profile {
+    /// The profile a `--profile` value (`default`, `kubernetes`, `kubernetes=1.34`) and
+    /// `--stored` name, or an error.
+    fn parse(profile: Option<&str>, stored: bool) -> Result<Profile, String> {
+        let p = match profile {
+            None | Some("cel-go") | Some("default") => Profile::Default(EnvOptions::default()),
+            Some("kubernetes") => Profile::Kubernetes(KubernetesEnv::newest(), None),
+            Some(p) if p.starts_with("kubernetes=") => {
+                let version = &p["kubernetes=".len()..];
+                Profile::Kubernetes(KubernetesEnv::parse(version)?, None)
+            }
+            Some(other) => {
+                return Err(format!(
+                    "unknown profile '{other}' (known: default, kubernetes, kubernetes=VERSION)"
+                ));
+            }
+        };
+        match (p, stored) {
+            (Profile::Kubernetes(k, l), true) => Ok(Profile::Kubernetes(k.stored(), l)),
+            (Profile::Default(_), true) => {
+                Err("--stored applies to --profile kubernetes only".to_string())
+            }
+            (p, false) => Ok(p),
         }
-        Some(other) => Err(format!(
-            "unknown profile '{other}' (known: default, kubernetes)"
-        )),
+    }
+
+    /// Replaces the profile's cost limit.
+    fn set_cost_limit(&mut self, limit: Option<u64>) {
+        match self {
+            Profile::Default(o) => o.cost_limit = limit,
+            Profile::Kubernetes(_, l) => *l = Some(limit),
+        }
+    }
+
+    /// A builder holding the profile's environment.
+    fn builder(&self) -> EnvBuilder {
+        match self {
+            Profile::Default(o) => Env::builder().options(o.clone()).all_extension_libraries(),
+            Profile::Kubernetes(k, limit) => {
+                let b = k.builder();
+                match limit {
+                    Some(l) => b.cost_limit(*l),
+                    None => b,
+                }
+            }
+        }
+    }
+
+    /// Variables the profile binds before the user's: Kubernetes' `authorizer`, allowing
+    /// everything, where the environment declares it.
+    fn bind_defaults(&self, env: &Env, act: &mut MapActivation) {
+        if matches!(self, Profile::Kubernetes(..))
+            && env
+                .variables()
+                .iter()
+                .any(|v| v.name == kubernetes::AUTHORIZER_VARIABLE)
+        {
+            act.bind(
+                kubernetes::AUTHORIZER_VARIABLE,
+                kubernetes::allow_all_authorizer(),
+            );
+        }
     }
 }
 
@@ -141,9 +240,9 @@ fn build_env(
     decls: &[(String, Type)],
     undeclared: impl IntoIterator<Item = String>,
     container: Option<&str>,
-    options: EnvOptions,
+    profile: &Profile,
 ) -> Env {
-    let mut b = Env::builder().options(options).all_extension_libraries();
+    let mut b = profile.builder();
     for (name, ty) in decls {
         b = b.variable(name, ty.clone());
     }
@@ -241,18 +340,23 @@ fn run_eval(args: &EvalArgs) -> ExitCode {
             }
         }
     }
-    let mut options = match profile_options(args.env.profile.as_deref()) {
-        Ok(o) => o,
+    let mut profile = match Profile::parse(args.env.profile.as_deref(), args.env.stored) {
+        Ok(p) => p,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
     if args.cost_limit.is_some() {
-        options.cost_limit = args.cost_limit;
+        profile.set_cost_limit(args.cost_limit);
     }
-    let env = build_env(&decls, names, args.env.container.as_deref(), options);
-    let outcome = evaluate(&env, expr, &act);
+    let env = build_env(&decls, names, args.env.container.as_deref(), &profile);
+    let mut defaults = MapActivation::new();
+    profile.bind_defaults(&env, &mut defaults);
+    for (name, v) in act.iter() {
+        defaults.bind(name, v.clone());
+    }
+    let outcome = evaluate(&env, expr, &defaults);
     match args.output {
         Output::Json => {
             println!("{}", outcome.to_json(args.cost));
@@ -358,14 +462,14 @@ fn run_check(args: &CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let options = match profile_options(args.env.profile.as_deref()) {
-        Ok(o) => o,
+    let profile = match Profile::parse(args.env.profile.as_deref(), args.env.stored) {
+        Ok(p) => p,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
-    let env = build_env(&decls, Vec::new(), args.env.container.as_deref(), options);
+    let env = build_env(&decls, Vec::new(), args.env.container.as_deref(), &profile);
     match env.compile(&args.expr) {
         Ok(ast) => {
             println!(
@@ -382,7 +486,7 @@ fn run_check(args: &CheckArgs) -> ExitCode {
 }
 
 /// One line of a batch file.
-fn batch_line(line: &str, base: &EnvArgs, options: &EnvOptions) -> Outcome {
+fn batch_line(line: &str, base: &EnvArgs, profile: &Profile) -> Outcome {
     let case: serde_json::Value = match serde_json::from_str(line) {
         Ok(c) => c,
         Err(e) => {
@@ -425,7 +529,7 @@ fn batch_line(line: &str, base: &EnvArgs, options: &EnvOptions) -> Outcome {
             };
         }
     };
-    let act = match case.get("vars") {
+    let user = match case.get("vars") {
         None | Some(serde_json::Value::Null) => MapActivation::new(),
         Some(v) => match celerity::activation_from_json(v) {
             Ok(a) => a,
@@ -438,26 +542,31 @@ fn batch_line(line: &str, base: &EnvArgs, options: &EnvOptions) -> Outcome {
             }
         },
     };
-    let names: Vec<String> = act.iter().map(|(n, _)| n.to_string()).collect();
+    let names: Vec<String> = user.iter().map(|(n, _)| n.to_string()).collect();
     let container = case
         .get("container")
         .and_then(|c| c.as_str())
         .or(base.container.as_deref());
-    let env = build_env(&decls, names, container, options.clone());
+    let env = build_env(&decls, names, container, profile);
+    let mut act = MapActivation::new();
+    profile.bind_defaults(&env, &mut act);
+    for (name, v) in user.iter() {
+        act.bind(name, v.clone());
+    }
     evaluate(&env, expr, &act)
 }
 
 fn run_batch(path: &str, args: &EvalArgs) -> ExitCode {
     let base = &args.env;
-    let mut options = match profile_options(base.profile.as_deref()) {
-        Ok(o) => o,
+    let mut profile = match Profile::parse(base.profile.as_deref(), base.stored) {
+        Ok(p) => p,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
     if args.cost_limit.is_some() {
-        options.cost_limit = args.cost_limit;
+        profile.set_cost_limit(args.cost_limit);
     }
     let reader: Box<dyn BufRead> = if path == "-" {
         Box::new(std::io::stdin().lock())
@@ -483,7 +592,7 @@ fn run_batch(path: &str, args: &EvalArgs) -> ExitCode {
         if line.trim().is_empty() {
             continue;
         }
-        let outcome = batch_line(&line, base, &options);
+        let outcome = batch_line(&line, base, &profile);
         if writeln!(out, "{}", outcome.to_json(args.cost)).is_err() {
             return ExitCode::from(2);
         }
@@ -521,8 +630,8 @@ fn run_cost(args: &CostArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let options = match profile_options(args.env.profile.as_deref()) {
-        Ok(o) => o,
+    let profile = match Profile::parse(args.env.profile.as_deref(), args.env.stored) {
+        Ok(p) => p,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
@@ -540,7 +649,7 @@ fn run_cost(args: &CostArgs) -> ExitCode {
             }
         }
     }
-    let env = build_env(&decls, Vec::new(), args.env.container.as_deref(), options);
+    let env = build_env(&decls, Vec::new(), args.env.container.as_deref(), &profile);
     match env.compile(&args.expr) {
         Ok(ast) => {
             let est = env.estimate_cost(&ast, &sizes).unwrap_or_default();
@@ -552,4 +661,76 @@ fn run_cost(args: &CostArgs) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// An overload's signature as cel-go writes declarations: `string.lowerAscii() -> string`,
+/// `quantity(string) -> kubernetes.Quantity`.
+fn signature(name: &str, o: &OverloadDecl) -> String {
+    let list = |ts: &[Type]| {
+        ts.iter()
+            .map(|t| t.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match (o.is_member, o.params.split_first()) {
+        (true, Some((receiver, rest))) => {
+            format!("{receiver}.{name}({}) -> {}", list(rest), o.result)
+        }
+        _ => format!("{name}({}) -> {}", list(&o.params), o.result),
+    }
+}
+
+fn run_functions(args: &FunctionsArgs) -> ExitCode {
+    let profile = match Profile::parse(args.profile.as_deref(), args.stored) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let env = profile.builder().build();
+    let functions: Vec<FunctionDecl> = env
+        .functions()
+        .into_iter()
+        .filter(|f| {
+            args.filter
+                .as_ref()
+                .is_none_or(|t| f.name.contains(t.as_str()))
+        })
+        .collect();
+    let mut out = String::new();
+    match args.output {
+        Output::Text => {
+            for f in &functions {
+                out.push_str(&f.name);
+                out.push('\n');
+                for o in &f.overloads {
+                    out.push_str(&format!("  {}  [{}]\n", signature(&f.name, o), o.id));
+                }
+            }
+        }
+        Output::Json => {
+            let list: Vec<serde_json::Value> = functions
+                .iter()
+                .map(|f| {
+                    let overloads: Vec<serde_json::Value> = f
+                        .overloads
+                        .iter()
+                        .map(|o| {
+                            serde_json::json!({
+                                "id": o.id,
+                                "signature": signature(&f.name, o),
+                            })
+                        })
+                        .collect();
+                    serde_json::json!({"name": f.name, "overloads": overloads})
+                })
+                .collect();
+            out = serde_json::Value::Array(list).to_string();
+            out.push('\n');
+        }
+    }
+    // A closed pipe (`cel functions | head`) is not an error worth reporting.
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    ExitCode::SUCCESS
 }

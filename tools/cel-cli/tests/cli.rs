@@ -226,3 +226,221 @@ fn kubernetes_profile() {
     let o = cel(&["eval", "--profile", "nope", "1"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn kubernetes_profile_has_the_kubernetes_libraries() {
+    // Kubernetes' own functions, with their types printed as Kubernetes prints them.
+    for (expr, ty) in [
+        ("quantity('1Gi')", "kubernetes.Quantity"),
+        ("ip('10.0.0.1')", "net.IP"),
+        ("cidr('10.0.0.0/8')", "net.CIDR"),
+        ("url('https://k8s.io')", "kubernetes.URL"),
+        ("semver('1.2.3')", "kubernetes.Semver"),
+        (
+            "format.named('dns1123Label')",
+            "optional_type(kubernetes.NamedFormat)",
+        ),
+        (
+            "authorizer.path('/healthz')",
+            "kubernetes.authorization.PathCheck",
+        ),
+    ] {
+        let o = cel(&["check", "--profile", "kubernetes", expr]);
+        assert_eq!(stdout(&o), format!("{ty}\n"), "{expr}: {}", stderr(&o));
+    }
+    // The default profile has none of them.
+    let o = cel(&["check", "quantity('1Gi')"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("undeclared reference to 'quantity'"));
+    let o = cel(&[
+        "eval",
+        "--profile",
+        "kubernetes",
+        "quantity('1Gi').isGreaterThan(quantity('1G'))",
+        "--cost",
+    ]);
+    assert_eq!(stdout(&o), "true : bool\ncost: 3\n", "{}", stderr(&o));
+}
+
+#[test]
+fn kubernetes_costs_and_the_authorizer() {
+    // Kubernetes' cost estimator and OptOptimize: the constant list is free at run time.
+    let o = cel(&["cost", "--profile", "kubernetes", "[1, 2, 3, 4, 5].sum()"]);
+    assert_eq!(stdout(&o), "[15, 15]\n", "{}", stderr(&o));
+    let o = cel(&[
+        "eval",
+        "--profile",
+        "kubernetes",
+        "[1, 2, 3, 4, 5].sum()",
+        "--cost",
+    ]);
+    assert_eq!(stdout(&o), "15 : int\ncost: 5\n");
+    // `authorizer` is declared and bound to an authorizer that allows everything; a check
+    // costs 350,000.
+    let o = cel(&[
+        "eval",
+        "--profile",
+        "kubernetes",
+        "authorizer.group('apps').resource('deployments').check('delete').allowed()",
+        "--cost",
+    ]);
+    assert_eq!(stdout(&o), "true : bool\ncost: 350004\n", "{}", stderr(&o));
+    // Two checks fit the per-call limit of 1,000,000; three do not.
+    let three = "[1, 2, 3].all(i, authorizer.path('/x' + string(i)).check('get').allowed())";
+    let o = cel(&["eval", "--profile", "kubernetes", three]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "operation cancelled: actual cost limit exceeded\n"
+    );
+    // ... unless --cost-limit replaces the limit.
+    let o = cel(&[
+        "eval",
+        "--profile",
+        "kubernetes",
+        three,
+        "--cost-limit",
+        "2000000",
+    ]);
+    assert_eq!(stdout(&o), "true : bool\n", "{}", stderr(&o));
+}
+
+#[test]
+fn kubernetes_versions_and_stored_expressions() {
+    // Cross-type comparisons arrived in 1.28 for new expressions; stored ones may use them.
+    let o = cel(&["eval", "--profile", "kubernetes=1.27", "1.5 > 1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("found no matching overload for '_>_'"));
+    let o = cel(&[
+        "eval",
+        "--profile",
+        "kubernetes=1.27",
+        "--stored",
+        "1.5 > 1",
+    ]);
+    assert_eq!(stdout(&o), "true : bool\n", "{}", stderr(&o));
+    // `includes` (Kubernetes lists v1) arrived in 1.37.
+    let o = cel(&["check", "--profile", "kubernetes=1.36", "[1].includes(1)"]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = cel(&["check", "--profile", "kubernetes=1.37", "[1].includes(1)"]);
+    assert_eq!(stdout(&o), "bool\n");
+    // The authorizer arrived in 1.27.
+    let o = cel(&[
+        "check",
+        "--profile",
+        "kubernetes=1.26",
+        "authorizer.path('/x')",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    // Batch mode uses the profile too.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cel"))
+        .args([
+            "eval",
+            "--batch",
+            "-",
+            "--profile",
+            "kubernetes=1.30",
+            "--cost",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            b"{\"expr\": \"ip('10.0.0.1').family()\"}\n{\"expr\": \"semver('1.0.0').major()\"}\n",
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        lines[0],
+        serde_json::json!({"ok": true, "type": "int", "value": "4", "cost": 2})
+    );
+    // semver arrived in 1.33.
+    assert_eq!(lines[1]["ok"], false);
+    assert_eq!(lines[1]["phase"], "compile");
+    // Usage errors.
+    for args in [
+        &["eval", "--profile", "kubernetes=1.22", "1"][..],
+        &["eval", "--profile", "kubernetes=one", "1"][..],
+        &["eval", "--stored", "1"][..],
+    ] {
+        let o = cel(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+    }
+}
+
+#[test]
+fn functions_lists_overloads_with_signatures() {
+    let o = cel(&["functions", "--profile", "kubernetes=1.34", "quantity"]);
+    assert_eq!(
+        stdout(&o),
+        "quantity\n  quantity(string) -> kubernetes.Quantity  [string_to_quantity]\n",
+        "{}",
+        stderr(&o)
+    );
+    let o = cel(&["functions", "--profile", "kubernetes", "lowerAscii"]);
+    assert_eq!(
+        stdout(&o),
+        "lowerAscii\n  string.lowerAscii() -> string  [string_lower_ascii]\n"
+    );
+    // By version: sets arrived in 1.29; `includes` in 1.37 (and in 1.36's stored env).
+    let names = |args: &[&str]| -> Vec<String> {
+        stdout(&cel(args))
+            .lines()
+            .filter(|l| !l.starts_with(' '))
+            .map(str::to_string)
+            .collect()
+    };
+    assert!(names(&["functions", "--profile", "kubernetes=1.28", "sets."]).is_empty());
+    assert_eq!(
+        names(&["functions", "--profile", "kubernetes=1.29", "sets."]),
+        ["sets.contains", "sets.equivalent", "sets.intersects"]
+    );
+    assert!(names(&["functions", "--profile", "kubernetes=1.36", "includes"]).is_empty());
+    assert_eq!(
+        names(&[
+            "functions",
+            "--profile",
+            "kubernetes=1.36",
+            "--stored",
+            "includes"
+        ]),
+        ["includes"]
+    );
+    // Without a profile: the default environment, every extension library and no Kubernetes
+    // function; operators under their internal names.
+    let all = names(&["functions"]);
+    for f in ["_+_", "size", "sets.contains", "base64.encode", "math.abs"] {
+        assert!(all.iter().any(|n| n == f), "{f} missing");
+    }
+    assert!(!all.iter().any(|n| n == "quantity"));
+    let k8s = names(&["functions", "--profile", "kubernetes"]);
+    assert!(k8s.iter().any(|n| n == "quantity"));
+    // Kubernetes has no math or base64 extension.
+    assert!(!k8s.iter().any(|n| n == "math.abs" || n == "base64.encode"));
+    // JSON output.
+    let o = cel(&[
+        "functions",
+        "--profile",
+        "kubernetes",
+        "--output",
+        "json",
+        "isQuantity",
+    ]);
+    let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        j,
+        serde_json::json!([{"name": "isQuantity", "overloads": [
+            {"id": "is_quantity_string", "signature": "isQuantity(string) -> bool"}
+        ]}])
+    );
+}

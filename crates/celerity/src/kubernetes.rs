@@ -1,0 +1,305 @@
+//! The Kubernetes CEL environment, by Kubernetes version: what the API server compiles and
+//! evaluates validation rules, admission policies and match conditions with.
+//!
+//! [`KubernetesEnv`] builds an [`Env`] from exactly what [`cel_k8s::KubernetesProfile`] says
+//! a version enables (`environment/base.go`): the libraries at their versions (Kubernetes'
+//! own and cel-go's extensions as Kubernetes configures them), the language options,
+//! Kubernetes' cost estimator (costs by function name) and the per-call cost limit.
+//!
+//! Kubernetes has two environments per version (see [`ExpressionKind`]):
+//!
+//! * **new expressions** (the default): what a *new or changed* expression may use at that
+//!   compatibility version;
+//! * **stored expressions**: everything not removed, at the newest library versions, so that
+//!   an object stored by a newer server still compiles after a downgrade.
+//!
+//! ```
+//! use celerity::{Env, MapActivation, Value};
+//! use celerity::kubernetes::{ExpressionKind, KubeVersion, KubernetesEnv};
+//!
+//! // The newest supported version, new expressions.
+//! let env = KubernetesEnv::newest().build();
+//! let ast = env.compile("quantity('1Gi').isGreaterThan(quantity('1G'))").unwrap();
+//! let program = env.program(&ast).unwrap();
+//! let (value, details) = program.eval_details(&MapActivation::new());
+//! assert_eq!(value.unwrap(), Value::Bool(true));
+//! assert_eq!(details.actual_cost, 3);
+//!
+//! // Kubernetes 1.27 did not have cross-type numeric comparisons for new expressions...
+//! let v127: KubeVersion = "1.27".parse().unwrap();
+//! assert!(Env::kubernetes(v127, ExpressionKind::NewExpressions).compile("1.5 > 1").is_err());
+//! // ...but stored expressions may use them.
+//! assert!(Env::kubernetes(v127, ExpressionKind::StoredExpressions).compile("1.5 > 1").is_ok());
+//! ```
+//!
+//! Hosts add their own variables through [`KubernetesEnv::builder`]:
+//!
+//! ```
+//! use celerity::{Type, kubernetes::KubernetesEnv};
+//!
+//! let env = KubernetesEnv::parse("1.34")
+//!     .unwrap()
+//!     .builder()
+//!     .variable("self", Type::map(Type::String, Type::Dyn))
+//!     .build();
+//! assert!(env.compile("self.replicas <= 10").is_ok());
+//! ```
+//!
+//! Types print as Kubernetes prints them: `net.IP`, `net.CIDR`, `kubernetes.Quantity`,
+//! `kubernetes.URL`, `kubernetes.Semver`, `kubernetes.NamedFormat`,
+//! `kubernetes.authorization.Authorizer`, ...
+//!
+//! What the profile describes that has no counterpart here: the default UTC time zone and
+//! eager declaration validation are how this engine always behaves; keyword field names
+//! (1.31) concern the OpenAPI schema types of custom resources, which the facade does not
+//! model; the run-time budgets per object and per binding and the static estimate limits are
+//! the host's to enforce (they are in [`KubernetesProfile::options`]).
+
+use std::sync::Arc;
+
+pub use cel_k8s::authz::{
+    AUTHORIZER_TYPE, AUTHORIZER_VARIABLE, AuthorizationAttributes, Authorizer, Decision,
+    DecisionKind, FakeAuthorizer, authorizer_value,
+};
+pub use cel_k8s::cost::ElementSizeFn;
+pub use cel_k8s::{ExpressionKind, KubeVersion, KubernetesProfile, LibraryRef, ProfileOptions};
+
+use cel_ext::Library;
+
+use crate::{Env, EnvBuilder, EnvOptions};
+
+/// The oldest Kubernetes version with CEL (validation rules arrived in 1.23).
+pub const OLDEST_VERSION: KubeVersion = KubeVersion::new(1, 23);
+
+/// The newest Kubernetes version described ([`KubeVersion::NEWEST`]); the default.
+pub const NEWEST_VERSION: KubeVersion = KubeVersion::NEWEST;
+
+/// Builds the [`Env`] of one Kubernetes version, for new or for stored expressions.
+///
+/// Cheap to clone. The defaults: new expressions, no JSON Patch library, the `authorizer`
+/// variable declared from 1.27 (when the authz library is present), Kubernetes' cost
+/// estimator without element sizes.
+#[derive(Clone)]
+pub struct KubernetesEnv {
+    version: KubeVersion,
+    kind: ExpressionKind,
+    jsonpatch: bool,
+    authorizer: bool,
+    element_sizes: Option<ElementSizeFn>,
+}
+
+impl std::fmt::Debug for KubernetesEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KubernetesEnv")
+            .field("version", &self.version)
+            .field("kind", &self.kind)
+            .field("jsonpatch", &self.jsonpatch)
+            .field("authorizer", &self.authorizer)
+            .field("element_sizes", &self.element_sizes.is_some())
+            .finish()
+    }
+}
+
+impl Default for KubernetesEnv {
+    fn default() -> Self {
+        KubernetesEnv::newest()
+    }
+}
+
+impl KubernetesEnv {
+    /// The environment of `version` for new expressions.
+    pub fn new(version: KubeVersion) -> KubernetesEnv {
+        KubernetesEnv {
+            version,
+            kind: ExpressionKind::NewExpressions,
+            jsonpatch: false,
+            authorizer: true,
+            element_sizes: None,
+        }
+    }
+
+    /// The environment of the newest supported version ([`NEWEST_VERSION`]) for new
+    /// expressions.
+    pub fn newest() -> KubernetesEnv {
+        KubernetesEnv::new(NEWEST_VERSION)
+    }
+
+    /// The environment of a version written `1.34` (see [`parse_version`]).
+    pub fn parse(version: &str) -> Result<KubernetesEnv, String> {
+        parse_version(version).map(KubernetesEnv::new)
+    }
+
+    /// New or stored expressions.
+    pub fn kind(mut self, kind: ExpressionKind) -> KubernetesEnv {
+        self.kind = kind;
+        self
+    }
+
+    /// The stored-expressions environment of this version.
+    pub fn stored(self) -> KubernetesEnv {
+        self.kind(ExpressionKind::StoredExpressions)
+    }
+
+    /// Adds the JSON Patch library (`jsonpatch.escapeKey`), as mutating admission policies
+    /// do. Not part of the base environment.
+    pub fn with_jsonpatch(mut self, on: bool) -> KubernetesEnv {
+        self.jsonpatch = on;
+        self
+    }
+
+    /// Whether to declare the `authorizer` variable (of type
+    /// `kubernetes.authorization.Authorizer`) when the authz library is present, as
+    /// admission policies do. On by default; bind it with [`authorizer_value`].
+    pub fn with_authorizer_variable(mut self, on: bool) -> KubernetesEnv {
+        self.authorizer = on;
+        self
+    }
+
+    /// Gives Kubernetes' cost estimator the sizes of list elements by type (Kubernetes'
+    /// `SizeEstimator`; custom resources get them from their schemas).
+    pub fn with_element_sizes(mut self, sizes: ElementSizeFn) -> KubernetesEnv {
+        self.element_sizes = Some(sizes);
+        self
+    }
+
+    /// The version.
+    pub fn version(&self) -> KubeVersion {
+        self.version
+    }
+
+    /// New or stored expressions.
+    pub fn expression_kind(&self) -> ExpressionKind {
+        self.kind
+    }
+
+    /// What this version enables, as data.
+    pub fn profile(&self) -> KubernetesProfile {
+        let p = KubernetesProfile::new(self.version, self.kind);
+        if self.jsonpatch {
+            p.with_jsonpatch()
+        } else {
+            p
+        }
+    }
+
+    /// The environment options the profile implies.
+    pub fn options(&self) -> EnvOptions {
+        options_for(&self.profile())
+    }
+
+    /// A builder holding the whole environment, to which a host adds its variables (and
+    /// anything else) before building.
+    pub fn builder(&self) -> EnvBuilder {
+        let profile = self.profile();
+        let mut b = Env::builder().options(options_for(&profile));
+        for lib in profile.libraries() {
+            if lib.name() == "kubernetes.costs"
+                && let Some(sizes) = &self.element_sizes
+            {
+                b = b.library(cel_k8s::KubernetesCosts::with_element_sizes(sizes.clone()));
+                continue;
+            }
+            b = b.library(Boxed(lib));
+        }
+        if self.authorizer && profile.has("kubernetes.authz") {
+            let a = cel_k8s::authz::authorizer_variable();
+            b = b.variable(&a.name, a.ty);
+        }
+        b
+    }
+
+    /// Builds the environment.
+    pub fn build(&self) -> Env {
+        self.builder().build()
+    }
+}
+
+impl Env {
+    /// The environment Kubernetes `version` compiles `kind` expressions with (see
+    /// [`KubernetesEnv`] for the variations).
+    pub fn kubernetes(version: KubeVersion, kind: ExpressionKind) -> Env {
+        KubernetesEnv::new(version).kind(kind).build()
+    }
+}
+
+/// The environment options a profile implies: Kubernetes' language options (homogeneous
+/// aggregate literals, cross-type numeric comparisons and optional types from 1.28, the
+/// literal validators from 1.29), `OptOptimize`, free presence tests, the parser's nesting
+/// limit and the per-call cost limit.
+pub fn options_for(profile: &KubernetesProfile) -> EnvOptions {
+    let o = &profile.options;
+    EnvOptions {
+        optional_types: o.optional_types,
+        homogeneous_aggregate_literals: o.homogeneous_aggregate_literals
+            || o.validate_homogeneous_aggregate_literals,
+        cross_type_numeric_comparisons: o.cross_type_numeric_comparisons,
+        macros: true,
+        max_recursion_depth: o.max_recursion_depth,
+        presence_test_has_cost: o.presence_test_has_cost,
+        optimize: o.optimize,
+        cost_limit: Some(o.per_call_cost_limit),
+        validate_duration_literals: o.validate_duration_literals,
+        validate_timestamp_literals: o.validate_timestamp_literals,
+        validate_regex_literals: o.validate_regex_literals,
+        ..EnvOptions::default()
+    }
+}
+
+/// Parses a Kubernetes version written `1.34` (a leading `v` and a patch component, as in
+/// `v1.34.2`, are accepted and ignored), refusing versions outside [`OLDEST_VERSION`] to
+/// [`NEWEST_VERSION`].
+pub fn parse_version(s: &str) -> Result<KubeVersion, String> {
+    let v: KubeVersion = s.trim().parse()?;
+    if v < OLDEST_VERSION || v > NEWEST_VERSION {
+        return Err(format!(
+            "unsupported Kubernetes version {v}: supported versions are {OLDEST_VERSION} to {NEWEST_VERSION}"
+        ));
+    }
+    Ok(v)
+}
+
+/// Adapts a boxed library to the `impl Library` the builder takes.
+#[derive(Debug)]
+struct Boxed(Box<dyn Library>);
+
+impl Library for Boxed {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn contents(&self) -> cel_ext::LibraryContents {
+        self.0.contents()
+    }
+}
+
+/// An authorizer value allowing everything, for trying expressions out.
+pub fn allow_all_authorizer() -> crate::Value {
+    authorizer_value(None, Arc::new(FakeAuthorizer::allow_all()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_parse() {
+        assert_eq!(parse_version("1.34"), Ok(KubeVersion::new(1, 34)));
+        assert_eq!(parse_version("v1.30.2"), Ok(KubeVersion::new(1, 30)));
+        assert!(parse_version("1.22").is_err());
+        assert!(parse_version("1.99").is_err());
+        assert!(parse_version("2.0").is_err());
+        assert!(parse_version("one").is_err());
+        assert_eq!(KubernetesEnv::default().version(), NEWEST_VERSION);
+    }
+
+    #[test]
+    fn options_follow_the_profile() {
+        let o = KubernetesEnv::parse("1.27").unwrap().options();
+        assert!(!o.optional_types && !o.cross_type_numeric_comparisons);
+        assert!(o.homogeneous_aggregate_literals && o.optimize && !o.presence_test_has_cost);
+        assert!(!o.validate_duration_literals);
+        assert_eq!(o.cost_limit, Some(1_000_000));
+        let o = KubernetesEnv::parse("1.27").unwrap().stored().options();
+        assert!(o.optional_types && o.cross_type_numeric_comparisons);
+        assert!(o.validate_regex_literals);
+    }
+}
