@@ -1,4 +1,4 @@
-//! Celerity's conformance runner for cel-spec's test corpus.
+//! Celerity's conformance runner for cel-spec's test corpus and its own Kubernetes corpus.
 //!
 //! The library holds everything the `spec-tests` binary does, so that it can be tested:
 //!
@@ -9,11 +9,14 @@
 //!   types and declarations, or into an [`Unsupported`] reason;
 //! - [`runner`] runs a pipeline of [`Stage`]s over the cases;
 //! - [`known_failures`] reads, compares and regenerates the known-failures list;
-//! - [`report`] formats the table, the failures and the JSON summary.
+//! - [`report`] formats the table, the failures and the JSON summary;
+//! - [`kubernetes`] loads and runs Celerity's own Kubernetes corpus
+//!   (`spec-tests/cases/kubernetes/*.jsonl`), costs included.
 
 pub mod convert;
 pub mod corpus;
 pub mod known_failures;
+pub mod kubernetes;
 pub mod report;
 pub mod runner;
 pub mod stages;

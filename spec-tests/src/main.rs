@@ -1,4 +1,6 @@
-//! The `spec-tests` binary: runs cel-spec's conformance corpus against a Celerity backend.
+//! The `spec-tests` binary: runs cel-spec's conformance corpus against a Celerity backend,
+//! and Celerity's own Kubernetes corpus (`spec-tests/cases/kubernetes`, costs included)
+//! through the facade.
 //!
 //! ```text
 //! cargo run --release -p spec-tests -- [--backend NAME] [--file NAME]... [--summary PATH]
@@ -8,8 +10,9 @@
 //! This file owns the command line, the exit status and the order of the output; the work is
 //! in the library. Exit status: 0 when the run agrees with the known-failures list, 1 when a
 //! test fails that is not listed, a listed test does not fail, or a file does not load, 2 for
-//! usage and setup errors. Missing conformance data exits 0 with a note (so a checkout
-//! without the data still builds and tests), except under `CI=true`, where it exits 1.
+//! usage and setup errors. Missing conformance data skips cel-spec's corpus with a note (so a
+//! checkout without the data still builds and tests; the Kubernetes corpus still runs),
+//! except under `CI=true`, where it exits 1.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -18,6 +21,7 @@ use std::process::ExitCode;
 
 use spec_tests::corpus::{self, Corpus, LoadError};
 use spec_tests::known_failures::{self, KnownFailures};
+use spec_tests::kubernetes;
 use spec_tests::report;
 use spec_tests::runner::{self, BACKENDS, Status};
 
@@ -26,12 +30,14 @@ usage: spec-tests [--backend NAME] [--file NAME]... [--summary PATH]
                   [--known-failures PATH] [--write-known-failures]
 
   --backend NAME          the backend to run (default: interpreter; known: BACKENDS)
-  --file NAME             run only this file (basic, lists, ...; repeatable)
+  --file NAME             run only this file (basic, lists, ...; k8s:lists, k8s:quantity, ...
+                          for the Kubernetes corpus; repeatable)
   --summary PATH          write a JSON summary of the counts to PATH
   --known-failures PATH   the known-failures list (default: spec-tests/known-failures.txt)
   --write-known-failures  rewrite the known-failures list from this run's failures
 
-Reads cel-spec from $CEL_SPEC_DIR (default: ../shared/cel-spec next to the workspace).";
+Reads cel-spec from $CEL_SPEC_DIR (default: ../shared/cel-spec next to the workspace) and
+the Kubernetes corpus from spec-tests/cases/kubernetes.";
 
 /// The parsed command line.
 #[derive(Debug)]
@@ -125,21 +131,61 @@ fn run(args: &Args, out: &mut String) -> ExitCode {
         return ExitCode::from(2);
     };
 
+    // `--file k8s:NAME` selects Kubernetes corpus files; other names cel-spec's files. With
+    // no `--file`, both corpora run in full; otherwise only what was named.
+    let (k8s_files, spec_files): (Vec<String>, Vec<String>) = args
+        .files
+        .iter()
+        .cloned()
+        .partition(|f| f.starts_with(kubernetes::TABLE_PREFIX));
+    let k8s_files: Vec<String> = k8s_files
+        .iter()
+        .map(|f| f[kubernetes::TABLE_PREFIX.len()..].to_string())
+        .collect();
+    let run_spec = args.files.is_empty() || !spec_files.is_empty();
+    let run_k8s = args.files.is_empty() || !k8s_files.is_empty();
+
     let dir = corpus::spec_dir();
-    let corpus = match Corpus::load_selected(&dir, &args.files) {
-        Ok(c) => c,
-        Err(e @ LoadError::DataNotFound { .. }) => {
-            let _ = writeln!(out, "{e}");
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                eprintln!("spec-tests: CI=true, so missing conformance data is an error");
-                return ExitCode::from(1);
+    let mut corpus = Corpus {
+        dir: dir.clone(),
+        files: Vec::new(),
+        broken: Vec::new(),
+    };
+    let mut spec_loaded = false;
+    if run_spec {
+        match Corpus::load_selected(&dir, &spec_files) {
+            Ok(c) => {
+                corpus = c;
+                spec_loaded = true;
             }
-            return ExitCode::SUCCESS;
+            Err(e @ LoadError::DataNotFound { .. }) => {
+                let _ = writeln!(out, "{e}");
+                if std::env::var("CI").is_ok_and(|v| v == "true") {
+                    eprintln!("spec-tests: CI=true, so missing conformance data is an error");
+                    return ExitCode::from(1);
+                }
+                if !run_k8s {
+                    return ExitCode::SUCCESS;
+                }
+                let _ = writeln!(out, "running the Kubernetes corpus only\n");
+            }
+            Err(e) => {
+                eprintln!("spec-tests: {e}");
+                return ExitCode::from(2);
+            }
         }
-        Err(e) => {
-            eprintln!("spec-tests: {e}");
-            return ExitCode::from(2);
+    }
+    let k8s_dir = kubernetes::cases_dir();
+    let k8s_corpus = if run_k8s {
+        match kubernetes::Corpus::load(&k8s_dir, &k8s_files) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("spec-tests: {e}");
+                return ExitCode::from(2);
+            }
         }
+    } else {
+        kubernetes::Corpus::default()
     };
 
     let known = match KnownFailures::read(&args.known_failures) {
@@ -164,25 +210,53 @@ fn run(args: &Args, out: &mut String) -> ExitCode {
     }
 
     let results = runner::run_corpus(&stages, &corpus);
+    let k8s_results = kubernetes::run_corpus(&k8s_corpus);
 
     let stage_names: Vec<&str> = stages.iter().map(|s| s.name()).collect();
     let _ = writeln!(
         out,
-        "backend: {} (stages: {})\nconformance data: {} ({} files, {} sections, {} tests)\n",
+        "backend: {} (stages: {})",
         args.backend,
-        stage_names.join(", "),
-        corpus.dir.display(),
-        corpus.files.len() + corpus.broken.len(),
-        corpus.section_count(),
-        results.len()
+        stage_names.join(", ")
     );
-    out.push_str(&report::table(&corpus, &results));
+    if spec_loaded {
+        let _ = writeln!(
+            out,
+            "conformance data: {} ({} files, {} sections, {} tests)",
+            corpus.dir.display(),
+            corpus.files.len() + corpus.broken.len(),
+            corpus.section_count(),
+            results.len()
+        );
+    }
+    if run_k8s {
+        let _ = writeln!(
+            out,
+            "kubernetes corpus: {} ({} files, {} cases; through the facade)",
+            k8s_dir.display(),
+            k8s_corpus.files.len(),
+            k8s_results.len()
+        );
+    }
+    out.push('\n');
+    let k8s_rows = kubernetes::counts(&k8s_corpus, &k8s_results);
+    out.push_str(&report::table_with(&corpus, &results, &k8s_rows));
+    if run_k8s {
+        out.push_str(&kubernetes::cost_line(&kubernetes::cost_counts(
+            &k8s_results,
+        )));
+    }
     out.push('\n');
     let broken = report::broken_files(&corpus.broken);
     if !broken.is_empty() {
         let _ = writeln!(out, "{broken}");
     }
-    out.push_str(&report::failures(&results, known.as_ref()));
+    let all_statuses: Vec<(&str, &Status)> = results
+        .iter()
+        .map(|r| (r.case.id.as_str(), &r.status))
+        .chain(k8s_results.iter().map(|r| (r.case.id.as_str(), &r.status)))
+        .collect();
+    out.push_str(&report::failures_of(&all_statuses, known.as_ref()));
     out.push('\n');
     out.push_str(&report::skips(&results));
     let early = report::expected_errors(&results);
@@ -193,7 +267,10 @@ fn run(args: &Args, out: &mut String) -> ExitCode {
     out.push('\n');
 
     if let Some(path) = &args.summary {
-        let summary = report::summary_json(&args.backend, &corpus, &results);
+        let mut summary = report::summary_json(&args.backend, &corpus, &results);
+        if run_k8s {
+            summary["kubernetes"] = kubernetes::summary_json(&k8s_corpus, &k8s_results);
+        }
         let text = match serde_json::to_string_pretty(&summary) {
             Ok(t) => t + "\n",
             Err(e) => {
@@ -213,14 +290,20 @@ fn run(args: &Args, out: &mut String) -> ExitCode {
         .iter()
         .map(|f| f.name.clone())
         .chain(corpus.broken.iter().map(|b| b.name.clone()))
+        .chain(
+            k8s_corpus
+                .files
+                .iter()
+                .map(|f| format!("{}/{}", kubernetes::ID_PREFIX, f.name)),
+        )
         .collect();
     let list_path = args.known_failures.display().to_string();
 
     if args.write_known_failures {
-        let failures: Vec<(String, String)> = results
+        let failures: Vec<(String, String)> = all_statuses
             .iter()
-            .filter_map(|r| match &r.status {
-                Status::Failed { reason, .. } => Some((r.case.id.clone(), reason.clone())),
+            .filter_map(|(id, status)| match status {
+                Status::Failed { reason, .. } => Some((id.to_string(), reason.clone())),
                 _ => None,
             })
             .collect();
@@ -241,9 +324,9 @@ fn run(args: &Args, out: &mut String) -> ExitCode {
         };
     }
 
-    let verdicts = results
+    let verdicts = all_statuses
         .iter()
-        .map(|r| (r.case.id.as_str(), r.status.verdict()));
+        .map(|(id, status)| (*id, status.verdict()));
     let comparison = known_failures::compare(&known.unwrap_or_default(), verdicts, &run_files);
     out.push_str(&report::comparison(&comparison, &list_path));
 

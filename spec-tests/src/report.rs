@@ -43,7 +43,8 @@ impl Counts {
         self.passed + self.failed + self.skipped
     }
 
-    fn add(&mut self, status: &Status) {
+    /// Counts one more case.
+    pub fn add(&mut self, status: &Status) {
         match status {
             Status::Passed | Status::ExpectedError { .. } => self.passed += 1,
             Status::Failed { .. } => self.failed += 1,
@@ -93,12 +94,33 @@ pub fn summary_json(backend: &str, corpus: &Corpus, results: &[CaseResult<'_>]) 
 
 /// The per-file table with totals.
 pub fn table(corpus: &Corpus, results: &[CaseResult<'_>]) -> String {
-    let (per_file, totals) = counts(corpus, results);
+    table_with(corpus, results, &[])
+}
+
+/// The per-file table with more rows after the conformance files (Celerity's own corpora,
+/// `k8s:lists`, ...). With extra rows, subtotals for cel-spec and for the extra rows precede
+/// the grand total.
+pub fn table_with(
+    corpus: &Corpus,
+    results: &[CaseResult<'_>],
+    extra: &[(String, Counts)],
+) -> String {
+    let (per_file, spec_totals) = counts(corpus, results);
+    let mut totals = spec_totals;
+    let mut extra_totals = Counts::default();
+    for (_, c) in extra {
+        for t in [&mut totals, &mut extra_totals] {
+            t.passed += c.passed;
+            t.failed += c.failed;
+            t.skipped += c.skipped;
+        }
+    }
     let width = per_file
         .iter()
         .map(|(n, _)| n.len())
+        .chain(extra.iter().map(|(n, _)| n.len()))
         .chain(corpus.broken.iter().map(|b| b.name.len()))
-        .chain(["file".len(), "TOTAL".len()])
+        .chain(["file".len(), "TOTAL".len(), "own cases".len()])
         .max()
         .unwrap_or(5);
     let mut out = String::new();
@@ -125,7 +147,14 @@ pub fn table(corpus: &Corpus, results: &[CaseResult<'_>]) -> String {
     for b in &corpus.broken {
         let _ = writeln!(out, "{:<width$}  (not loaded: see below)", b.name);
     }
+    for (name, c) in extra {
+        row(&mut out, name, *c);
+    }
     let _ = writeln!(out, "{rule}");
+    if !extra.is_empty() {
+        row(&mut out, "cel-spec", spec_totals);
+        row(&mut out, "own cases", extra_totals);
+    }
     row(&mut out, "TOTAL", totals);
     out
 }
@@ -162,12 +191,21 @@ fn grouped(items: impl IntoIterator<Item = String>) -> Vec<(String, usize)> {
 /// cut to [`MAX_REASON_LINES`] lines of [`MAX_LINE_CHARS`]), then the failures grouped by
 /// stage and [`headline`].
 pub fn failures(results: &[CaseResult<'_>], known: Option<&KnownFailures>) -> String {
-    let mut failed: Vec<(&CaseResult<'_>, &str, &str, bool)> = results
+    let items: Vec<(&str, &Status)> = results
         .iter()
-        .filter_map(|r| match &r.status {
+        .map(|r| (r.case.id.as_str(), &r.status))
+        .collect();
+    failures_of(&items, known)
+}
+
+/// [`failures`] over `(case id, status)` pairs, from any corpus.
+pub fn failures_of(results: &[(&str, &Status)], known: Option<&KnownFailures>) -> String {
+    let mut failed: Vec<(&str, &str, &str, bool)> = results
+        .iter()
+        .filter_map(|(id, status)| match status {
             Status::Failed { stage, reason } => {
-                let is_known = known.is_some_and(|k| k.reason(&r.case.id).is_some());
-                Some((r, stage.as_str(), reason.as_str(), is_known))
+                let is_known = known.is_some_and(|k| k.reason(id).is_some());
+                Some((*id, stage.as_str(), reason.as_str(), is_known))
             }
             _ => None,
         })
@@ -186,9 +224,9 @@ pub fn failures(results: &[CaseResult<'_>], known: Option<&KnownFailures>) -> St
         failed.len(),
         unexpected
     );
-    for (r, stage, reason, is_known) in failed.iter().take(MAX_LISTED_FAILURES) {
+    for (id, stage, reason, is_known) in failed.iter().take(MAX_LISTED_FAILURES) {
         let mark = if *is_known { " (known)" } else { "" };
-        let _ = writeln!(out, "  {} [{stage}]{mark}", r.case.id);
+        let _ = writeln!(out, "  {id} [{stage}]{mark}");
         let lines: Vec<&str> = reason.lines().collect();
         for l in lines.iter().take(MAX_REASON_LINES) {
             let _ = writeln!(out, "      {}", truncate_chars(l, MAX_LINE_CHARS));

@@ -79,5 +79,35 @@ fn markdown_table(json: &serde_json::Value) -> String {
         "| **total** | **{p}** | **{fl}** | **{s}** | **{}** |\n",
         p + fl + s
     ));
+    if let Some(k) = json.get("kubernetes") {
+        out.push_str(
+            "\nCelerity's own Kubernetes corpus (`spec-tests/cases/kubernetes`), through the facade in the\n\
+             Kubernetes environment of each case's version; a case also fails on a wrong cost or estimate.\n\n\
+             | file | passed | failed | skipped | total |\n|---|---:|---:|---:|---:|\n",
+        );
+        let files = k["files"].as_object().unwrap();
+        let mut names: Vec<&String> = files.keys().collect();
+        names.sort();
+        let count = |v: &serde_json::Value, key: &str| v[key].as_u64().unwrap_or(0);
+        for name in names {
+            let f = &files[name];
+            let (p, fl, s) = (count(f, "passed"), count(f, "failed"), count(f, "skipped"));
+            out.push_str(&format!("| {name} | {p} | {fl} | {s} | {} |\n", p + fl + s));
+        }
+        let t = &k["totals"];
+        let (p, fl, s) = (count(t, "passed"), count(t, "failed"), count(t, "skipped"));
+        out.push_str(&format!(
+            "| **total** | **{p}** | **{fl}** | **{s}** | **{}** |\n",
+            p + fl + s
+        ));
+        let c = &k["costs"];
+        out.push_str(&format!(
+            "\nRecorded costs: {} of {} run-time costs and {} of {} static estimates match exactly.\n",
+            count(c, "cost_matches"),
+            count(c, "with_cost"),
+            count(c, "estimate_matches"),
+            count(c, "with_estimate"),
+        ));
+    }
     out
 }
