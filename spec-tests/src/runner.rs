@@ -118,19 +118,26 @@ pub struct CaseResult<'c> {
     pub status: Status,
 }
 
-/// The backends `--backend` accepts; the first is the default.
-pub const BACKENDS: &[&str] = &["interpreter"];
+/// The backends `--backend` accepts; the first is the default. `jit` also runs every case
+/// through the interpreter and fails it where the two disagree.
+pub const BACKENDS: &[&str] = &["interpreter", "jit"];
 
 /// The pipeline of stages a backend runs, or `None` for an unknown backend.
+/// (`faulty-jit`, not listed, injects a fault into generated code for the test that proves
+/// the differential comparison can fail.)
 pub fn pipeline(backend: &str) -> Option<Vec<Box<dyn Stage>>> {
-    match backend {
-        "interpreter" => Some(vec![
-            Box::new(ParseStage),
-            Box::new(crate::stages::CheckStage),
-            Box::new(crate::stages::EvalStage),
-        ]),
-        _ => None,
-    }
+    use crate::stages::{EvalBackend, EvalStage};
+    let eval = match backend {
+        "interpreter" => EvalBackend::Interpreter,
+        "jit" => EvalBackend::Jit,
+        "faulty-jit" => EvalBackend::FaultyJit,
+        _ => return None,
+    };
+    Some(vec![
+        Box::new(ParseStage),
+        Box::new(crate::stages::CheckStage),
+        Box::new(EvalStage { backend: eval }),
+    ])
 }
 
 /// Runs the pipeline on one case.

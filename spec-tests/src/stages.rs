@@ -6,7 +6,7 @@
 //! bindings and compares the result with the expectation, type-tagged: `1`, `1u` and `1.0`
 //! are different results, maps compare regardless of order, and NaN matches NaN.
 
-use celerity::{Env, MapActivation, Value};
+use celerity::{Backend, Env, MapActivation, Program, ProgramOptions, Value};
 
 use crate::convert::Decl;
 use crate::corpus::{Case, Expectation};
@@ -95,9 +95,67 @@ impl Stage for CheckStage {
     }
 }
 
-/// Evaluates and compares with the expectation.
+/// Evaluates and compares with the expectation. With the JIT backend, the case is also
+/// evaluated by the interpreter, and the two must agree on the type-tagged value, the
+/// error and the cost ([`differential`]).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct EvalStage;
+pub struct EvalStage {
+    /// The backend that produces the result compared with the expectation.
+    pub backend: EvalBackend,
+}
+
+/// The backends [`EvalStage`] runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EvalBackend {
+    /// The interpreter alone.
+    #[default]
+    Interpreter,
+    /// Native code, compared with the interpreter on every case.
+    Jit,
+    /// Native code with a deliberate fault (one cost unit too many), to prove that the
+    /// comparison with the interpreter reports disagreements.
+    FaultyJit,
+}
+
+/// One evaluation as the differential comparison sees it: the type-tagged value or the
+/// error (kind, expression id, message), and the cost.
+pub fn outcome_text(result: &Result<Value, celerity::EvalError>, cost: u64) -> String {
+    let r = match result {
+        Ok(v) => format!("{} ({})", celerity::to_cel_literal(v), v.type_name()),
+        Err(e) => format!("error {:?} at #{}: {}", e.kind, e.expr_id, e.message),
+    };
+    format!("{r}, cost {cost}")
+}
+
+/// Compares two backends' evaluations of a program; `None` when they agree.
+pub fn differential(
+    reference: (&Result<Value, celerity::EvalError>, u64),
+    other: (&Result<Value, celerity::EvalError>, u64),
+) -> Option<String> {
+    let same_value = match (reference.0, other.0) {
+        (Ok(a), Ok(b)) => strict_equal(a, b),
+        (Err(a), Err(b)) => a.kind == b.kind && a.expr_id == b.expr_id && a.message == b.message,
+        _ => false,
+    };
+    if same_value && reference.1 == other.1 {
+        return None;
+    }
+    Some(format!(
+        "backends disagree: interpreter {}; jit {}",
+        outcome_text(reference.0, reference.1),
+        outcome_text(other.0, other.1)
+    ))
+}
+
+/// Makes a program for a backend.
+fn program_for(env: &Env, ast: &celerity::Ast, backend: Backend, fault: bool) -> Result<Program, String> {
+    let options = ProgramOptions {
+        backend,
+        inject_fault: fault,
+        ..ProgramOptions::default()
+    };
+    env.program_with(ast, options).map_err(|i| i.to_string())
+}
 
 impl Stage for EvalStage {
     fn name(&self) -> &str {
@@ -133,11 +191,28 @@ impl Stage for EvalStage {
                 Err(u) => return Outcome::Skip(u.to_string()),
             }
         }
-        let program = match env.program(ast) {
+        let interpreter = match program_for(env, ast, Backend::Interpreter, false) {
             Ok(p) => p,
-            Err(issues) => return Outcome::Fail(issues.to_string()),
+            Err(issues) => return Outcome::Fail(issues),
         };
-        let result = program.eval(&act);
+        let (reference, details) = interpreter.eval_details(&act);
+        let result = match self.backend {
+            EvalBackend::Interpreter => reference,
+            EvalBackend::Jit | EvalBackend::FaultyJit => {
+                let fault = self.backend == EvalBackend::FaultyJit;
+                // An unchecked expression is interpreted by every backend.
+                let backend = if ast.is_checked() { Backend::Jit } else { Backend::Interpreter };
+                let jit = match program_for(env, ast, backend, fault) {
+                    Ok(p) => p,
+                    Err(issues) => return Outcome::Fail(format!("jit: {issues}")),
+                };
+                let (r, d) = jit.eval_details(&act);
+                if let Some(diff) = differential((&reference, details.actual_cost), (&r, d.actual_cost)) {
+                    return Outcome::Fail(diff);
+                }
+                r
+            }
+        };
         match (expected, result) {
             (Some(Ok(want)), Ok(got)) => {
                 if strict_equal(&got, want) {

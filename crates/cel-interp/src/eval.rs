@@ -10,12 +10,15 @@
 //! sees them; after each charge the running total is compared with the limit, and exceeding
 //! it stops evaluation with the total reached (including the step that crossed the limit).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use cel_runtime::{Activation, Error, FunctionRegistry, MapValue, Result, Value};
+use cel_runtime::{Activation, Error, MapValue, Result, Value};
 
 use crate::functions::dispatch;
-use crate::plan::{CallCost, Dispatch, Fold, Node, Plan, StepCost, map_key};
+use crate::ops::{
+    self, call_cost, has_field, index_value, map_insert, opt_index, opt_select, select,
+};
+use crate::plan::{CallCost, Dispatch, Fold, Node, Plan, StepCost};
 
 /// A comprehension variable's state.
 #[derive(Clone, Debug)]
@@ -79,18 +82,6 @@ impl Plan {
     }
 }
 
-fn std_registry() -> &'static FunctionRegistry {
-    static REG: OnceLock<FunctionRegistry> = OnceLock::new();
-    REG.get_or_init(FunctionRegistry::standard)
-}
-
-fn std_call(id: &str, args: &[Value]) -> Result<Value> {
-    match std_registry().get(id) {
-        Some(imp) => imp.call(args),
-        None => Err(Error::internal(format!("missing built-in {id}"))),
-    }
-}
-
 /// Whether a result must stop evaluation rather than be absorbed.
 #[inline]
 fn fatal(r: &Result<Value>) -> bool {
@@ -99,48 +90,6 @@ fn fatal(r: &Result<Value>) -> bool {
 
 fn no_such_overload(id: i64) -> Error {
     Error::no_such_overload().at(id)
-}
-
-/// cel-go's `actualSize`: code points, bytes, entries; a present optional's value's size; 1
-/// for anything else.
-fn actual_size(v: &Value) -> u64 {
-    match v {
-        Value::String(s) => s.chars().count() as u64,
-        Value::Bytes(b) => b.len() as u64,
-        Value::List(l) => l.len() as u64,
-        Value::Map(m) => m.len() as u64,
-        Value::Optional(Some(v)) => actual_size(v),
-        _ => 1,
-    }
-}
-
-/// The cost of a call whose arguments and result are known: a hook's answer, or the
-/// built-in table's.
-#[inline]
-fn call_cost(cost: &CallCost, args: &[Value], result: &Result<Value>) -> u64 {
-    if cost.hooks.is_empty()
-        && let Some(fixed) = cost.fixed
-    {
-        return fixed;
-    }
-    call_cost_slow(cost, args, result)
-}
-
-fn call_cost_slow(cost: &CallCost, args: &[Value], result: &Result<Value>) -> u64 {
-    if !cost.hooks.is_empty() {
-        let res = match result {
-            Ok(v) => v.clone(),
-            Err(_) => Value::Null,
-        };
-        for h in &cost.hooks {
-            if let Some(c) = h(args, &res) {
-                return c;
-            }
-        }
-    }
-    cel_cost::builtin_call_cost_with(&cost.overload, &|i| {
-        args.get(i).map(actual_size).unwrap_or(1)
-    })
 }
 
 /// Charges a step's qualifier (when its operand resolved) and then its root, keeping the
@@ -546,34 +495,6 @@ pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> 
     }
 }
 
-/// `cel.@mapInsert` applied in place to a uniquely owned accumulator.
-fn map_insert(
-    id: i64,
-    acc: Result<Value>,
-    key: Option<Value>,
-    value: Result<Value>,
-) -> Result<Value> {
-    let mut map = match acc? {
-        Value::Map(m) => m,
-        _ => return Err(no_such_overload(id)),
-    };
-    let value = value?;
-    let m = Arc::make_mut(&mut map);
-    match key {
-        Some(k) => cel_runtime::compare::map_insert_new(m, &k, value).map_err(|e| e.at(id))?,
-        None => match value {
-            Value::Map(update) => {
-                for (k, v) in update.iter() {
-                    cel_runtime::compare::map_insert_new(m, &k.to_value(), v.clone())
-                        .map_err(|e| e.at(id))?;
-                }
-            }
-            _ => return Err(no_such_overload(id)),
-        },
-    }
-    Ok(Value::Map(map))
-}
-
 fn eval_list<'p>(
     id: i64,
     elements: &'p [Node],
@@ -583,21 +504,7 @@ fn eval_list<'p>(
     let mut items = Vec::with_capacity(elements.len());
     for (i, el) in elements.iter().enumerate() {
         let v = eval(el, st)?;
-        if optional.get(i).copied().unwrap_or(false) {
-            match v {
-                Value::Optional(Some(inner)) => items.push((*inner).clone()),
-                Value::Optional(None) => {}
-                other => {
-                    return Err(Error::new(format!(
-                        "cannot initialize optional list element from non-optional value {}",
-                        cel_runtime::format::to_cel_literal(&other)
-                    ))
-                    .at(id));
-                }
-            }
-        } else {
-            items.push(v);
-        }
+        ops::list_element(&mut items, v, optional.get(i).copied().unwrap_or(false), id)?;
     }
     Ok(Value::list(items))
 }
@@ -611,26 +518,7 @@ fn eval_map<'p>(
     for (k, v, optional) in entries {
         let k = eval(k, st)?;
         let v = eval(v, st)?;
-        let key = map_key(&k).map_err(|e| e.at(id))?;
-        let v = if *optional {
-            match v {
-                Value::Optional(Some(inner)) => (*inner).clone(),
-                Value::Optional(None) => continue,
-                other => {
-                    return Err(Error::new(format!(
-                        "cannot initialize optional entry '{}' from non-optional value {}",
-                        key,
-                        cel_runtime::format::to_cel_literal(&other)
-                    ))
-                    .at(id));
-                }
-            }
-        } else {
-            v
-        };
-        // cel-go keeps the last of repeated keys rather than failing (see ARCHITECTURE.md,
-        // "Where we follow cel-go rather than the spec").
-        m.insert(key, v);
+        ops::map_entry(&mut m, &k, v, *optional, id)?;
     }
     Ok(Value::Map(Arc::new(m)))
 }
@@ -779,87 +667,4 @@ fn fold_step<'p>(fold: &'p Fold, st: &mut State<'p, '_>) -> Result<bool> {
     }
     st.slots[fold.accu_slot] = Slot::Ready(s);
     Ok(true)
-}
-
-/// `v.field`.
-pub(crate) fn select(v: &Value, field: &str) -> Result<Value> {
-    match v {
-        Value::Map(m) => m
-            .get_str(field)
-            .cloned()
-            .ok_or_else(|| Error::no_such_key(field)),
-        Value::Optional(None) => Ok(Value::Optional(None)),
-        // Inside an optional chain a missing entry is `none`, but a value that has no
-        // fields at all is an error.
-        Value::Optional(Some(inner)) => match &**inner {
-            Value::Map(_) | Value::Optional(_) => opt_select(inner, field),
-            _ => Err(Error::no_such_key(field)),
-        },
-        other => Err(Error::new(format!(
-            "type '{}' does not support field selection",
-            other.type_name()
-        ))),
-    }
-}
-
-/// `has(v.field)`.
-fn has_field(v: &Value, field: &str) -> Result<Value> {
-    match v {
-        Value::Map(m) => Ok(Value::Bool(m.get_str(field).is_some())),
-        Value::Optional(None) => Ok(Value::Bool(false)),
-        Value::Optional(Some(inner)) => has_field(inner, field),
-        // cel-go answers false rather than failing for values without fields.
-        _ => Ok(Value::Bool(false)),
-    }
-}
-
-/// `v.?field`.
-fn opt_select(v: &Value, field: &str) -> Result<Value> {
-    match v {
-        Value::Map(m) => Ok(match m.get_str(field) {
-            Some(x) => Value::optional_of(x.clone()),
-            None => Value::Optional(None),
-        }),
-        Value::Optional(None) => Ok(Value::Optional(None)),
-        Value::Optional(Some(inner)) => opt_select(inner, field),
-        _ => Ok(Value::Optional(None)),
-    }
-}
-
-/// `v[i]`.
-fn index_value(v: &Value, i: &Value) -> Result<Value> {
-    match v {
-        Value::List(_) => std_call("index_list", &[v.clone(), i.clone()]),
-        Value::Map(_) => std_call("index_map", &[v.clone(), i.clone()]),
-        Value::Optional(None) => Ok(Value::Optional(None)),
-        Value::Optional(Some(inner)) => opt_index(inner, i),
-        _ => Err(Error::no_such_overload()),
-    }
-}
-
-/// `v[?i]`: the element or entry if present, else `optional.none()`.
-fn opt_index(v: &Value, i: &Value) -> Result<Value> {
-    match v {
-        Value::List(items) => {
-            let idx = match i {
-                Value::Int(n) => Some(*n),
-                Value::Uint(u) => i64::try_from(*u).ok(),
-                Value::Double(d) if d.fract() == 0.0 && d.is_finite() => Some(*d as i64),
-                _ => return Err(Error::no_such_overload()),
-            };
-            Ok(idx
-                .and_then(|n| usize::try_from(n).ok())
-                .and_then(|n| items.get(n))
-                .map(|x| Value::optional_of(x.clone()))
-                .unwrap_or(Value::Optional(None)))
-        }
-        Value::Map(m) => match m.get(i) {
-            Ok(Some(x)) => Ok(Value::optional_of(x.clone())),
-            Ok(None) => Ok(Value::Optional(None)),
-            Err(()) => Err(Error::new("unsupported key type")),
-        },
-        Value::Optional(None) => Ok(Value::Optional(None)),
-        Value::Optional(Some(inner)) => opt_index(inner, i),
-        _ => Err(Error::no_such_overload()),
-    }
 }

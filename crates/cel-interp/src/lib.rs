@@ -11,9 +11,13 @@
 
 mod eval;
 mod functions;
+pub mod ops;
 mod plan;
 mod wellknown;
 
 pub use eval::Evaluation;
 pub use functions::{FunctionTable, OverloadEntry};
-pub use plan::{CostHooks, Plan, PlanEnv};
+pub use plan::{
+    CallCost, CallTarget, CostHooks, Plan, PlanEnv, contains_dyn, cost_plan, literal_value,
+    type_value_in,
+};

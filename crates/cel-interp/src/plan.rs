@@ -60,6 +60,88 @@ pub struct PlanEnv {
     pub cost_hooks: Arc<CostHooks>,
 }
 
+impl PlanEnv {
+    /// The cost rule of a call: the hooks that apply (by overload id first, then by function
+    /// name) and the overload id for the built-in table ("" when unresolved).
+    pub fn call_cost_rule(&self, overload: &str, function: &str) -> CallCost {
+        let mut found = Vec::new();
+        if let Some(h) = self.cost_hooks.by_overload.get(overload) {
+            found.push(h.clone());
+        }
+        if let Some(h) = self.cost_hooks.by_function.get(function) {
+            found.push(h.clone());
+        }
+        CallCost {
+            fixed: cel_cost::builtin_fixed_cost(overload),
+            overload: overload.into(),
+            hooks: found,
+        }
+    }
+
+    /// How a checked call reaches its implementation. It uses the overloads the checker
+    /// chose; when an argument is `dyn`, every other overload of the function follows them,
+    /// because at run time cel-go dispatches on the values (`dyn(1) < 1u` compares across
+    /// types even where the checker would not offer that overload).
+    pub fn dispatch_checked(
+        &self,
+        overload_ids: &[&str],
+        function: &str,
+        member: bool,
+        argc: usize,
+        dynamic_args: bool,
+    ) -> CallTarget {
+        let table = &self.functions;
+        if !overload_ids.is_empty() {
+            let mut entries: Vec<Arc<OverloadEntry>> = overload_ids
+                .iter()
+                .filter_map(|o| table.overload(o).cloned())
+                .collect();
+            if !dynamic_args
+                && let [only] = entries.as_slice()
+                && let Some(imp) = &only.implementation
+            {
+                return CallTarget(Dispatch::Direct(imp.clone()));
+            }
+            if dynamic_args {
+                for o in table.overloads(function).unwrap_or(&[]) {
+                    if o.decl.is_member == member
+                        && o.decl.params.len() == argc
+                        && !entries.iter().any(|e| e.decl.id == o.decl.id)
+                    {
+                        entries.push(o.clone());
+                    }
+                }
+            }
+            if !entries.is_empty() {
+                return CallTarget(Dispatch::Candidates(entries));
+            }
+        }
+        let candidates: Vec<Arc<OverloadEntry>> = table
+            .overloads(function)
+            .unwrap_or(&[])
+            .iter()
+            .filter(|o| o.decl.is_member == member && o.decl.params.len() == argc)
+            .cloned()
+            .collect();
+        CallTarget(Dispatch::Candidates(candidates))
+    }
+}
+
+/// A resolved call, callable with argument values (for generated code).
+#[derive(Clone, Debug)]
+pub struct CallTarget(pub(crate) Dispatch);
+
+impl CallTarget {
+    /// Calls the implementation that applies to the arguments (receiver first).
+    pub fn call(&self, args: &[Value]) -> Result<Value, Error> {
+        match &self.0 {
+            Dispatch::Direct(imp) => imp.call(args),
+            Dispatch::Candidates(c) => crate::functions::dispatch(c, args),
+            Dispatch::Unknown(name) => Err(Error::unbound_function(name)),
+        }
+    }
+}
+
 /// How a call reaches its implementation.
 #[derive(Clone, Debug)]
 pub(crate) enum Dispatch {
@@ -73,13 +155,30 @@ pub(crate) enum Dispatch {
 
 /// How a call's cost is computed once its arguments and result are known.
 #[derive(Clone)]
-pub(crate) struct CallCost {
+pub struct CallCost {
     /// The overload id for the built-in table ("" when unresolved).
     pub(crate) overload: Arc<str>,
     /// A library's or host's hook, if one applies; it may still decline (`None`).
     pub(crate) hooks: Vec<ActualCostFn<Value>>,
     /// The built-in cost when it does not depend on sizes.
     pub(crate) fixed: Option<u64>,
+}
+
+impl CallCost {
+    /// The call's cost, given its arguments (receiver first) and result.
+    pub fn compute(&self, args: &[Value], result: &Result<Value, Error>) -> u64 {
+        crate::ops::call_cost(self, args, result)
+    }
+
+    /// The cost when it does not depend on the arguments (no hook, a size-independent
+    /// built-in overload).
+    pub fn fixed(&self) -> Option<u64> {
+        if self.hooks.is_empty() {
+            self.fixed
+        } else {
+            None
+        }
+    }
 }
 
 impl std::fmt::Debug for CallCost {
@@ -306,6 +405,47 @@ impl Plan {
         Planner::run(&checked.ast.expr, Some(checked), env)
     }
 
+    /// Plans one subtree of a checked expression (for generated code that leaves it to the
+    /// interpreter, or folds it to a constant). Costs are those of the whole expression's
+    /// plan, so the subtree is charged exactly as in a full evaluation. The subtree must not
+    /// read comprehension variables bound outside it.
+    pub fn checked_subtree(checked: &CheckedAst, env: &PlanEnv, id: ExprId) -> Result<Plan, Error> {
+        let provider = env.provider.clone();
+        let is_type_name = move |n: &str| type_value_in(&*provider, n).is_some();
+        let costs = CostPlan::analyze(
+            &checked.ast.expr,
+            Some(checked),
+            env.cost_options,
+            &is_type_name,
+        );
+        let mut target: Option<&Expr> = None;
+        checked.ast.expr.walk(&mut |e| {
+            if e.id == id {
+                target = Some(e);
+            }
+        });
+        let Some(e) = target else {
+            return Err(Error::internal(format!("no expression #{id}")));
+        };
+        let mut p = Planner {
+            env,
+            checked: Some(checked),
+            costs,
+            scopes: Vec::new(),
+            next_slot: 0,
+            max_slots: 0,
+            fold_error: None,
+        };
+        let root = p.plan(e);
+        if let Some(err) = p.fold_error {
+            return Err(err);
+        }
+        Ok(Plan {
+            root,
+            slots: p.max_slots,
+        })
+    }
+
     /// Plans an expression that was not type-checked: names are resolved in the container at
     /// evaluation time and calls dispatch on the runtime types of their arguments.
     pub fn unchecked(ast: &Ast, env: &PlanEnv) -> Result<Plan, Error> {
@@ -313,7 +453,8 @@ impl Plan {
     }
 }
 
-fn literal_value(lit: &Literal) -> Value {
+/// The value of a literal.
+pub fn literal_value(lit: &Literal) -> Value {
     match lit {
         Literal::Null => Value::Null,
         Literal::Bool(b) => Value::Bool(*b),
@@ -346,12 +487,27 @@ pub(crate) fn builtin_type_name(name: &str) -> Option<Type> {
 }
 
 /// A type value for a name, if the name denotes a type.
-fn type_value_in(provider: &dyn TypeProvider, name: &str) -> Option<Value> {
+/// The type value a name denotes (`int`, `google.protobuf.Duration`, a message or library
+/// type of the provider), if it names a type.
+pub fn type_value_in(provider: &dyn TypeProvider, name: &str) -> Option<Value> {
     let name = name.strip_prefix('.').unwrap_or(name);
     builtin_type_name(name)
         .or_else(|| provider.find_type(name))
         .or_else(|| Type::well_known(name).map(|_| Type::message(name)))
         .map(Value::type_value)
+}
+
+/// The cost plan of a checked expression under an environment: the charges the planner
+/// gives its nodes, for a backend that must charge exactly as the interpreter does.
+pub fn cost_plan(checked: &CheckedAst, env: &PlanEnv) -> CostPlan {
+    let provider = env.provider.clone();
+    let is_type_name = move |n: &str| type_value_in(&*provider, n).is_some();
+    CostPlan::analyze(
+        &checked.ast.expr,
+        Some(checked),
+        env.cost_options,
+        &is_type_name,
+    )
 }
 
 impl<'a> Planner<'a> {
@@ -430,26 +586,13 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// The cost rule of a call: the hooks that apply (overload first, then function name),
-    /// and the overload id for the built-in table.
+    /// The cost rule of a call, by the overload the cost plan resolved.
     fn call_cost(&self, id: ExprId, function: &str) -> CallCost {
-        let overload: Arc<str> = match self.costs.charge(id) {
-            Charge::Call { overload, .. } => overload.as_str().into(),
-            _ => "".into(),
+        let overload = match self.costs.charge(id) {
+            Charge::Call { overload, .. } => overload.as_str(),
+            _ => "",
         };
-        let hooks = &self.env.cost_hooks;
-        let mut found = Vec::new();
-        if let Some(h) = hooks.by_overload.get(&*overload) {
-            found.push(h.clone());
-        }
-        if let Some(h) = hooks.by_function.get(function) {
-            found.push(h.clone());
-        }
-        CallCost {
-            fixed: cel_cost::builtin_fixed_cost(&overload),
-            overload,
-            hooks: found,
-        }
+        self.env.call_cost_rule(overload, function)
     }
 
     fn plan(&mut self, e: &Expr) -> Node {
@@ -822,42 +965,19 @@ impl<'a> Planner<'a> {
         argc: usize,
         dynamic_args: bool,
     ) -> Dispatch {
-        let table = &self.env.functions;
-        if let Some(checked) = self.checked
-            && let Some(r) = checked.references.get(&id)
-            && !r.overload_ids.is_empty()
-        {
-            let mut entries: Vec<Arc<OverloadEntry>> = r
-                .overload_ids
-                .iter()
-                .filter_map(|o| table.overload(o).cloned())
-                .collect();
-            if !dynamic_args
-                && let [only] = entries.as_slice()
-                && let Some(imp) = &only.implementation
-            {
-                return Dispatch::Direct(imp.clone());
-            }
-            if dynamic_args {
-                for o in table.overloads(function).unwrap_or(&[]) {
-                    if o.decl.is_member == member
-                        && o.decl.params.len() == argc
-                        && !entries.iter().any(|e| e.decl.id == o.decl.id)
-                    {
-                        entries.push(o.clone());
-                    }
-                }
-            }
-            if !entries.is_empty() {
-                return Dispatch::Candidates(entries);
-            }
+        if let Some(checked) = self.checked {
+            let ids: Vec<&str> = checked
+                .references
+                .get(&id)
+                .map(|r| r.overload_ids.iter().map(|o| o.as_str()).collect())
+                .unwrap_or_default();
+            return self
+                .env
+                .dispatch_checked(&ids, function, member, argc, dynamic_args)
+                .0;
         }
-        let name = if self.checked.is_some() {
-            Some(function.to_string())
-        } else {
-            self.resolve_function(function)
-        };
-        let Some(name) = name else {
+        let table = &self.env.functions;
+        let Some(name) = self.resolve_function(function) else {
             return Dispatch::Unknown(function.into());
         };
         let candidates: Vec<Arc<OverloadEntry>> = table
@@ -1053,8 +1173,9 @@ impl<'a> Planner<'a> {
     }
 }
 
-/// Whether a checked type leaves anything to run time (`dyn` anywhere in it, or `error`).
-fn contains_dyn(t: &Type) -> bool {
+/// Whether a checked type leaves anything to run time (`dyn` anywhere in it, or `error`):
+/// calls with such arguments dispatch on the values.
+pub fn contains_dyn(t: &Type) -> bool {
     match t {
         Type::Dyn | Type::Error | Type::Any | Type::TypeParam(_) => true,
         other => other.params().into_iter().any(contains_dyn),

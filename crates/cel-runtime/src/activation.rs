@@ -9,6 +9,13 @@ use crate::Value;
 pub trait Activation: Send + Sync {
     /// The value bound to a fully qualified variable name, if any.
     fn resolve(&self, name: &str) -> Option<Value>;
+
+    /// The value bound to a name, by reference, for activations that store their values:
+    /// generated code then reads it in place instead of cloning it. `None` means "ask
+    /// [`resolve`](Activation::resolve)", not "unbound".
+    fn resolve_ref(&self, _name: &str) -> Option<&Value> {
+        None
+    }
 }
 
 /// An activation backed by a hash map.
@@ -44,6 +51,10 @@ impl MapActivation {
 impl Activation for MapActivation {
     fn resolve(&self, name: &str) -> Option<Value> {
         self.vars.get(name).cloned()
+    }
+
+    fn resolve_ref(&self, name: &str) -> Option<&Value> {
+        self.vars.get(name)
     }
 }
 

@@ -14,36 +14,63 @@ use cel_types::Type;
 use indexmap::{Equivalent, IndexMap};
 
 /// A CEL value.
+///
+/// The layout is fixed (`repr(u8)`: a one-byte tag, then the variant's fields laid out as a
+/// C struct) so that generated code can test a value's kind and read the scalar payloads
+/// (`Bool` at offset 1, `Int`, `Uint` and `Double` at offset 8) without calling back into
+/// Rust. The tags are the [`Value::TAG_*`](Value::TAG_INT) constants.
 #[derive(Clone, Debug)]
+#[repr(u8)]
 pub enum Value {
     /// `null`.
-    Null,
+    Null = 0,
     /// `bool`.
-    Bool(bool),
+    Bool(bool) = 1,
     /// `int`: a signed 64-bit integer.
-    Int(i64),
+    Int(i64) = 2,
     /// `uint`: an unsigned 64-bit integer.
-    Uint(u64),
+    Uint(u64) = 3,
     /// `double`.
-    Double(f64),
+    Double(f64) = 4,
     /// `string`: valid UTF-8.
-    String(Arc<str>),
+    String(Arc<str>) = 5,
     /// `bytes`.
-    Bytes(Arc<[u8]>),
+    Bytes(Arc<[u8]>) = 6,
     /// `list`.
-    List(Arc<ListValue>),
+    List(Arc<ListValue>) = 7,
     /// `map`.
-    Map(Arc<MapValue>),
+    Map(Arc<MapValue>) = 8,
     /// `google.protobuf.Timestamp`.
-    Timestamp(Timestamp),
+    Timestamp(Timestamp) = 9,
     /// `google.protobuf.Duration`.
-    Duration(Duration),
+    Duration(Duration) = 10,
     /// A type value: `int`, `list`, `google.protobuf.Timestamp`, a message type name.
-    Type(Arc<Type>),
+    Type(Arc<Type>) = 11,
     /// `optional_type`: `Some` holds the present value.
-    Optional(Option<Arc<Value>>),
+    Optional(Option<Arc<Value>>) = 12,
     /// A value of an opaque library type (`net.IP`, `kubernetes.Quantity`, ...).
-    Opaque(Arc<dyn OpaqueValue>),
+    Opaque(Arc<dyn OpaqueValue>) = 13,
+}
+
+impl Value {
+    /// The tag of [`Value::Null`].
+    pub const TAG_NULL: u8 = 0;
+    /// The tag of [`Value::Bool`]; the `bool` is at offset [`Value::BOOL_OFFSET`].
+    pub const TAG_BOOL: u8 = 1;
+    /// The tag of [`Value::Int`]; the `i64` is at offset [`Value::SCALAR_OFFSET`].
+    pub const TAG_INT: u8 = 2;
+    /// The tag of [`Value::Uint`]; the `u64` is at offset [`Value::SCALAR_OFFSET`].
+    pub const TAG_UINT: u8 = 3;
+    /// The tag of [`Value::Double`]; the `f64` is at offset [`Value::SCALAR_OFFSET`].
+    pub const TAG_DOUBLE: u8 = 4;
+    /// The tag of [`Value::String`].
+    pub const TAG_STRING: u8 = 5;
+    /// The tag of [`Value::Optional`].
+    pub const TAG_OPTIONAL: u8 = 12;
+    /// Where a `Bool`'s payload is (the tag is one byte, a `bool` is aligned to 1).
+    pub const BOOL_OFFSET: usize = 1;
+    /// Where an `Int`'s, `Uint`'s or `Double`'s payload is (aligned to 8 after the tag).
+    pub const SCALAR_OFFSET: usize = 8;
 }
 
 /// A value of a type defined outside the core language, by a library or the host.
@@ -617,6 +644,7 @@ mod tests {
     #[test]
     fn value_is_small() {
         assert!(std::mem::size_of::<Value>() <= 24);
+        assert_eq!(std::mem::align_of::<Value>(), 8);
     }
 
     #[test]

@@ -44,6 +44,16 @@ impl Ast {
     pub fn unparse(&self) -> Option<String> {
         cel_syntax::unparse(&self.parsed).ok()
     }
+
+    /// The parsed tree in the parser's debug form (expression ids, macros expanded).
+    pub fn syntax_text(&self) -> String {
+        cel_syntax::debug_string(&self.parsed)
+    }
+
+    /// The checked tree with each node's type and reference, if checked.
+    pub fn checked_text(&self) -> Option<String> {
+        self.checked.as_ref().map(cel_checker::format_checked)
+    }
 }
 
 /// Diagnostics from parsing or checking, rendered in cel-go's form by `Display`:

@@ -13,7 +13,7 @@ use cel_syntax::macros::{Macro, MacroTable};
 use cel_syntax::{ParserOptions, Source};
 use cel_types::{Container, FunctionDecl, OverloadDecl, Type, TypeProvider, VariableDecl};
 
-use crate::{Ast, Issues, Program};
+use crate::{Ast, Backend, Issues, Program, ProgramOptions};
 
 /// Options that change what an environment accepts or how it evaluates.
 #[derive(Clone, Debug)]
@@ -50,6 +50,8 @@ pub struct EnvOptions {
     pub validate_timestamp_literals: bool,
     /// Reject `matches` with a constant pattern that does not compile.
     pub validate_regex_literals: bool,
+    /// How programs are executed (see [`Backend`]). [`Backend::Auto`] by default.
+    pub backend: Backend,
 }
 
 impl EnvOptions {
@@ -88,6 +90,7 @@ impl Default for EnvOptions {
             validate_duration_literals: false,
             validate_timestamp_literals: false,
             validate_regex_literals: false,
+            backend: Backend::Auto,
         }
     }
 }
@@ -473,7 +476,24 @@ impl Env {
     /// and overloads; an unchecked one dispatches at run time. With
     /// [`EnvOptions::optimize`], a constant conversion that fails is reported here.
     pub fn program(&self, ast: &Ast) -> Result<Program, Issues> {
-        Program::new(ast, &self.inner.plan_env, self.inner.options.cost_limit)
+        self.program_with(
+            ast,
+            ProgramOptions {
+                backend: self.inner.options.backend,
+                ..ProgramOptions::default()
+            },
+        )
+    }
+
+    /// Plans an expression with explicit program options (the backend, keeping the
+    /// generated code's text for inspection).
+    pub fn program_with(&self, ast: &Ast, options: ProgramOptions) -> Result<Program, Issues> {
+        Program::new(
+            ast,
+            &self.inner.plan_env,
+            self.inner.options.cost_limit,
+            options,
+        )
     }
 
     /// The static cost estimate of a checked expression: the cheapest and the most

@@ -33,9 +33,12 @@
 //! The Kubernetes environment of each Kubernetes version (its libraries, options and costs)
 //! is [`KubernetesEnv`], in [`kubernetes`].
 //!
+//! Programs run on the interpreter or as native code compiled with Cranelift ([`Backend`]);
+//! both give the same values, errors and costs.
+//!
 //! This crate only assembles the others (`cel-syntax`, `cel-types`, `cel-checker`,
-//! `cel-runtime`, `cel-interp`, `cel-ext`, `cel-cost`, `cel-k8s`); nothing in `crates/`
-//! depends on it.
+//! `cel-runtime`, `cel-interp`, `cel-jit`, `cel-ext`, `cel-cost`, `cel-k8s`); nothing in
+//! `crates/` depends on it.
 
 #![deny(missing_docs)]
 
@@ -60,7 +63,7 @@ pub use cel_types::{FunctionDecl, OverloadDecl, Primitive, Type, VariableDecl};
 pub use env::{Env, EnvBuilder, EnvOptions};
 pub use json::{JsonError, MAX_JSON_DEPTH, activation_from_json, value_from_json, value_to_json};
 pub use kubernetes::KubernetesEnv;
-pub use program::{EvalDetails, Program};
+pub use program::{Backend, EvalDetails, Program, ProgramOptions};
 
 /// Formats a value as a CEL literal that parses back to the same value (`5u`, `2.0`,
 /// `b"\x00"`, `{"a": 1}` with keys sorted, `timestamp("...")`).

@@ -1,6 +1,12 @@
-//! [`Program`]: a planned expression, evaluated many times.
+//! [`Program`]: a planned expression, evaluated many times, by the interpreter or as native
+//! code.
 
-use cel_interp::{Plan, PlanEnv};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use cel_checker::CheckedAst;
+use cel_interp::{Evaluation, Plan, PlanEnv};
+use cel_jit::{JitOptions, JitProgram};
 use cel_runtime::{Activation, Error, Value};
 use cel_syntax::Diagnostic;
 
@@ -15,13 +21,79 @@ pub struct EvalDetails {
     pub actual_cost: u64,
 }
 
+/// How a program is executed. Every backend gives the same values, errors and costs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// Walk the planned expression (no compilation; the semantic reference).
+    Interpreter,
+    /// Compile to native code with Cranelift when the program is created (checked
+    /// expressions; an unchecked one is interpreted).
+    Jit,
+    /// Interpret at first, and compile a checked expression once it has been evaluated
+    /// [`Backend::AUTO_JIT_AFTER`] times, unless it is too large to be worth compiling.
+    #[default]
+    Auto,
+}
+
+impl Backend {
+    /// How many evaluations [`Backend::Auto`] interprets before it compiles: compiling costs
+    /// about as much as a hundred interpreted evaluations of a typical expression.
+    pub const AUTO_JIT_AFTER: u32 = 100;
+
+    /// The largest expression (in AST nodes) [`Backend::Auto`] compiles: compile time grows
+    /// faster than linearly with size.
+    pub const AUTO_MAX_NODES: usize = 20_000;
+}
+
+/// Options of one program.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ProgramOptions {
+    /// The backend.
+    pub backend: Backend,
+    /// Keep the text of the IR and of the Cranelift function (for `cel eval --dump`).
+    pub keep_code_text: bool,
+    /// Compile a deliberate fault into native code (one cost unit too many), for tests that
+    /// prove the comparison of backends can fail.
+    #[doc(hidden)]
+    pub inject_fault: bool,
+}
+
+/// What runs the program.
+#[derive(Clone, Debug)]
+enum Engine {
+    Interpreter,
+    Jit(Arc<JitProgram>),
+    Auto(Arc<AutoJit>),
+}
+
+/// The state of [`Backend::Auto`]: what compiling needs, how often the program ran, and the
+/// compiled program once there is one (`None` inside if compiling failed).
+#[derive(Debug)]
+struct AutoJit {
+    checked: CheckedAst,
+    env: PlanEnv,
+    evaluations: AtomicU32,
+    compiled: OnceLock<Option<Arc<JitProgram>>>,
+}
+
 /// A compiled expression, ready to evaluate.
 ///
 /// `Send + Sync`: one program may be evaluated from many threads at once.
 #[derive(Clone, Debug)]
 pub struct Program {
-    plan: Plan,
+    plan: Arc<Plan>,
+    engine: Engine,
     cost_limit: Option<u64>,
+}
+
+fn issues_of(ast: &Ast, e: Error) -> Issues {
+    let offset = ast.parsed.source_info.anchor(e.expr_id).unwrap_or(0);
+    let d = Diagnostic {
+        offset,
+        expr_id: e.expr_id,
+        message: e.message,
+    };
+    Issues::new(vec![d], ast.source.clone())
 }
 
 impl Program {
@@ -29,23 +101,48 @@ impl Program {
         ast: &Ast,
         env: &PlanEnv,
         cost_limit: Option<u64>,
+        options: ProgramOptions,
     ) -> Result<Program, Issues> {
         let plan = match &ast.checked {
             Some(checked) => Plan::checked(checked, env),
             None => Plan::unchecked(&ast.parsed, env),
         };
-        match plan {
-            Ok(plan) => Ok(Program { plan, cost_limit }),
-            Err(e) => {
-                let offset = ast.parsed.source_info.anchor(e.expr_id).unwrap_or(0);
-                let d = Diagnostic {
-                    offset,
-                    expr_id: e.expr_id,
-                    message: e.message,
-                };
-                Err(Issues::new(vec![d], ast.source.clone()))
-            }
-        }
+        let plan = Arc::new(plan.map_err(|e| issues_of(ast, e))?);
+        let engine =
+            match (&ast.checked, options.backend) {
+                (None, _) | (_, Backend::Interpreter) => Engine::Interpreter,
+                (Some(checked), Backend::Jit) => {
+                    let jit_options = JitOptions {
+                        keep_clif: options.keep_code_text,
+                        inject_fault: options.inject_fault,
+                    };
+                    let jit = JitProgram::compile(checked, env, plan.clone(), jit_options)
+                        .map_err(|e| match e {
+                            cel_jit::JitError::Eval(err) => issues_of(ast, err),
+                            other => issues_of(ast, Error::internal(other.to_string())),
+                        })?;
+                    Engine::Jit(Arc::new(jit))
+                }
+                (Some(checked), Backend::Auto) => {
+                    let mut nodes = 0usize;
+                    checked.ast.expr.walk(&mut |_| nodes += 1);
+                    if nodes > Backend::AUTO_MAX_NODES {
+                        Engine::Interpreter
+                    } else {
+                        Engine::Auto(Arc::new(AutoJit {
+                            checked: checked.clone(),
+                            env: env.clone(),
+                            evaluations: AtomicU32::new(0),
+                            compiled: OnceLock::new(),
+                        }))
+                    }
+                }
+            };
+        Ok(Program {
+            plan,
+            engine,
+            cost_limit,
+        })
     }
 
     /// The same program with another cost limit (`None`: unlimited). An evaluation whose
@@ -60,22 +157,107 @@ impl Program {
         self.cost_limit
     }
 
+    /// The backend that runs the next evaluation: [`Backend::Jit`] once the program is
+    /// compiled, [`Backend::Interpreter`] otherwise.
+    pub fn backend(&self) -> Backend {
+        match &self.engine {
+            Engine::Jit(_) => Backend::Jit,
+            Engine::Interpreter => Backend::Interpreter,
+            Engine::Auto(a) => match a.compiled.get() {
+                Some(Some(_)) => Backend::Jit,
+                _ => Backend::Interpreter,
+            },
+        }
+    }
+
+    /// How many subtrees of a compiled program are evaluated by the interpreter (`None` if
+    /// the program is not compiled).
+    pub fn residuals(&self) -> Option<usize> {
+        self.compiled().map(|j| j.residuals())
+    }
+
+    /// The IR of a compiled program, if it was made with
+    /// [`ProgramOptions::keep_code_text`].
+    pub fn ir_text(&self) -> Option<&str> {
+        self.compiled().and_then(|j| j.ir_text())
+    }
+
+    /// The Cranelift function of a compiled program, if it was made with
+    /// [`ProgramOptions::keep_code_text`].
+    pub fn clif_text(&self) -> Option<&str> {
+        self.compiled().and_then(|j| j.clif_text())
+    }
+
+    fn compiled(&self) -> Option<&JitProgram> {
+        match &self.engine {
+            Engine::Jit(j) => Some(j),
+            Engine::Auto(a) => a.compiled.get().and_then(|c| c.as_deref()),
+            Engine::Interpreter => None,
+        }
+    }
+
+    /// The compiled program to run, compiling it when [`Backend::Auto`] decides to.
+    fn native(&self) -> Option<&JitProgram> {
+        match &self.engine {
+            Engine::Jit(j) => Some(j),
+            Engine::Interpreter => None,
+            Engine::Auto(a) => {
+                if let Some(c) = a.compiled.get() {
+                    return c.as_deref();
+                }
+                let n = a.evaluations.fetch_add(1, Ordering::Relaxed);
+                if n + 1 < Backend::AUTO_JIT_AFTER {
+                    return None;
+                }
+                a.compiled
+                    .get_or_init(|| {
+                        JitProgram::compile(
+                            &a.checked,
+                            &a.env,
+                            self.plan.clone(),
+                            JitOptions::default(),
+                        )
+                        .ok()
+                        .map(Arc::new)
+                    })
+                    .as_deref()
+            }
+        }
+    }
+
+    fn run(&self, activation: &dyn Activation) -> Evaluation {
+        match self.native() {
+            Some(j) => j.eval(activation, self.cost_limit),
+            None => self.plan.eval_with_limit(activation, self.cost_limit),
+        }
+    }
+
     /// Evaluates the expression against the variables of an activation.
     pub fn eval(&self, activation: &dyn Activation) -> Result<Value, Error> {
-        self.plan
-            .eval_with_limit(activation, self.cost_limit)
-            .result
+        self.run(activation).result
     }
 
     /// Evaluates, also returning the evaluation's details (its cost), which are reported
     /// for failed evaluations too.
     pub fn eval_details(&self, activation: &dyn Activation) -> (Result<Value, Error>, EvalDetails) {
-        let e = self.plan.eval_with_limit(activation, self.cost_limit);
+        let e = self.run(activation);
         (
             e.result,
             EvalDetails {
                 actual_cost: e.cost,
             },
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn programs_are_send_and_sync() {
+        assert_send_sync::<Program>();
     }
 }

@@ -24,8 +24,8 @@ use std::process::ExitCode;
 
 use celerity::kubernetes::{self, KubernetesEnv};
 use celerity::{
-    Env, EnvBuilder, EnvOptions, FunctionDecl, MapActivation, OverloadDecl, PathSizes, SizeRange,
-    Type, Value,
+    Env, EnvBuilder, EnvOptions, FunctionDecl, MapActivation, OverloadDecl, PathSizes,
+    ProgramOptions, SizeRange, Type, Value,
 };
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -104,6 +104,46 @@ struct EvalArgs {
     /// Stop any evaluation whose cost exceeds this limit.
     #[arg(long, value_name = "N")]
     cost_limit: Option<u64>,
+    /// How to run the expression: the interpreter, native code (compiled with Cranelift),
+    /// or `auto` (interpret, compile programs evaluated often). All give the same results.
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    backend: BackendArg,
+    /// Print a stage of compilation to stdout before the result: the parsed tree, the
+    /// checked tree, the IR or the Cranelift function (`ir` and `clif` compile natively).
+    #[arg(long, value_enum, value_name = "STAGE")]
+    dump: Vec<Dump>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum BackendArg {
+    Interpreter,
+    Jit,
+    Auto,
+}
+
+impl BackendArg {
+    fn backend(self) -> celerity::Backend {
+        match self {
+            BackendArg::Interpreter => celerity::Backend::Interpreter,
+            BackendArg::Jit => celerity::Backend::Jit,
+            BackendArg::Auto => celerity::Backend::Auto,
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum Dump {
+    Ast,
+    Checked,
+    Ir,
+    Clif,
+}
+
+/// How `evaluate` makes and runs programs.
+#[derive(Clone, Debug, Default)]
+struct RunOptions {
+    backend: Option<celerity::Backend>,
+    dump: Vec<Dump>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -356,7 +396,11 @@ fn run_eval(args: &EvalArgs) -> ExitCode {
     for (name, v) in act.iter() {
         defaults.bind(name, v.clone());
     }
-    let outcome = evaluate(&env, expr, &defaults);
+    let run = RunOptions {
+        backend: Some(args.backend.backend()),
+        dump: args.dump.clone(),
+    };
+    let outcome = evaluate(&env, expr, &defaults, &run);
     match args.output {
         Output::Json => {
             println!("{}", outcome.to_json(args.cost));
@@ -418,7 +462,7 @@ impl Outcome {
     }
 }
 
-fn evaluate(env: &Env, expr: &str, act: &MapActivation) -> Outcome {
+fn evaluate(env: &Env, expr: &str, act: &MapActivation, run: &RunOptions) -> Outcome {
     let ast = match env.compile(expr) {
         Ok(a) => a,
         Err(issues) => {
@@ -429,7 +473,24 @@ fn evaluate(env: &Env, expr: &str, act: &MapActivation) -> Outcome {
             };
         }
     };
-    let program = match env.program(&ast) {
+    let wants = |d: Dump| run.dump.contains(&d);
+    if wants(Dump::Ast) {
+        println!("{}", ast.syntax_text());
+    }
+    if wants(Dump::Checked) {
+        println!("{}", ast.checked_text().unwrap_or_default());
+    }
+    let mut options = ProgramOptions {
+        keep_code_text: wants(Dump::Ir) || wants(Dump::Clif),
+        ..ProgramOptions::default()
+    };
+    options.backend = match run.backend {
+        // The code can only be shown once it is compiled.
+        _ if options.keep_code_text => celerity::Backend::Jit,
+        Some(b) => b,
+        None => env.options().backend,
+    };
+    let program = match env.program_with(&ast, options) {
         Ok(p) => p,
         Err(issues) => {
             return Outcome::Err {
@@ -439,6 +500,12 @@ fn evaluate(env: &Env, expr: &str, act: &MapActivation) -> Outcome {
             };
         }
     };
+    if wants(Dump::Ir) {
+        println!("{}", program.ir_text().unwrap_or_default());
+    }
+    if wants(Dump::Clif) {
+        println!("{}", program.clif_text().unwrap_or_default());
+    }
     let (result, details) = program.eval_details(act);
     match result {
         Ok(v) => Outcome::Ok {
@@ -486,7 +553,7 @@ fn run_check(args: &CheckArgs) -> ExitCode {
 }
 
 /// One line of a batch file.
-fn batch_line(line: &str, base: &EnvArgs, profile: &Profile) -> Outcome {
+fn batch_line(line: &str, base: &EnvArgs, profile: &Profile, run: &RunOptions) -> Outcome {
     let case: serde_json::Value = match serde_json::from_str(line) {
         Ok(c) => c,
         Err(e) => {
@@ -553,7 +620,7 @@ fn batch_line(line: &str, base: &EnvArgs, profile: &Profile) -> Outcome {
     for (name, v) in user.iter() {
         act.bind(name, v.clone());
     }
-    evaluate(&env, expr, &act)
+    evaluate(&env, expr, &act, run)
 }
 
 fn run_batch(path: &str, args: &EvalArgs) -> ExitCode {
@@ -579,6 +646,11 @@ fn run_batch(path: &str, args: &EvalArgs) -> ExitCode {
             }
         }
     };
+    // Dumps would interleave with the JSON lines: batches only choose the backend.
+    let run = RunOptions {
+        backend: Some(args.backend.backend()),
+        dump: Vec::new(),
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for line in reader.lines() {
@@ -592,7 +664,7 @@ fn run_batch(path: &str, args: &EvalArgs) -> ExitCode {
         if line.trim().is_empty() {
             continue;
         }
-        let outcome = batch_line(&line, base, &profile);
+        let outcome = batch_line(&line, base, &profile, &run);
         if writeln!(out, "{}", outcome.to_json(args.cost)).is_err() {
             return ExitCode::from(2);
         }

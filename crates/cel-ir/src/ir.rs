@@ -1,0 +1,521 @@
+//! The IR's entities: functions of basic blocks with parameters, typed SSA values, and
+//! instructions named by what they do (CEL calls by overload id).
+//!
+//! Errors are explicit: an instruction that can fail has two results, its value and an
+//! `err` handle (0 when it succeeded). Error handles flow like any other value, so CEL's
+//! absorption of errors by `&&`, `||` and comprehensions is ordinary control flow.
+
+use std::fmt;
+use std::sync::Arc;
+
+use cel_syntax::{ExprId, Literal};
+
+/// An SSA value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Value(pub u32);
+
+/// A basic block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Block(pub u32);
+
+/// A constant of the function's pool (a value that is not a scalar: a string, bytes, a list,
+/// a type, a folded constant).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ConstId(pub u32);
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "v{}", self.0)
+    }
+}
+
+impl fmt::Display for Block {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bb{}", self.0)
+    }
+}
+
+impl fmt::Display for ConstId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "k{}", self.0)
+    }
+}
+
+/// The type of an SSA value: how generated code holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    /// A CEL `int`, unboxed.
+    Int,
+    /// A CEL `uint`, unboxed.
+    Uint,
+    /// A CEL `double`, unboxed.
+    Double,
+    /// A CEL `bool`, unboxed.
+    Bool,
+    /// Any CEL value, by reference (a pointer to a runtime value).
+    Val,
+    /// An error handle: 0 for no error.
+    Err,
+    /// A loop counter or size (not a CEL value).
+    Index,
+}
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Ty::Int => "int",
+            Ty::Uint => "uint",
+            Ty::Double => "double",
+            Ty::Bool => "bool",
+            Ty::Val => "val",
+            Ty::Err => "err",
+            Ty::Index => "index",
+        })
+    }
+}
+
+/// What a constant of the pool is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Constant {
+    /// A literal (strings, bytes, null; scalars when they must be boxed).
+    Literal(Literal),
+    /// A type value, by the type's name (`int`, `list`, `net.IP`).
+    Type(Arc<str>),
+    /// A list of constants.
+    List(Vec<ConstId>),
+    /// A value computed when the program is built: the expression with this id, folded by
+    /// cel-go's `OptOptimize` (evaluated once by the backend).
+    Folded(ExprId),
+}
+
+/// An integer or unsigned operation with CEL's overflow checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArithOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+}
+
+/// A comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl CmpOp {
+    /// The operator's text.
+    pub fn text(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "eq",
+            CmpOp::Ne => "ne",
+            CmpOp::Lt => "lt",
+            CmpOp::Le => "le",
+            CmpOp::Gt => "gt",
+            CmpOp::Ge => "ge",
+        }
+    }
+}
+
+impl ArithOp {
+    /// The operator's text.
+    pub fn text(self) -> &'static str {
+        match self {
+            ArithOp::Add => "add",
+            ArithOp::Sub => "sub",
+            ArithOp::Mul => "mul",
+            ArithOp::Div => "div",
+            ArithOp::Rem => "rem",
+        }
+    }
+}
+
+/// One instruction. Fallible instructions have two results, `(value, err)`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// An `int` constant.
+    IntConst(i64),
+    /// A `uint` constant.
+    UintConst(u64),
+    /// A `double` constant.
+    DoubleConst(f64),
+    /// A `bool` constant.
+    BoolConst(bool),
+    /// A pooled constant value.
+    ValConst(ConstId),
+    /// The "no error" handle.
+    NoErr,
+    /// A variable of the activation: `(val, err)`.
+    LoadVar(Arc<str>),
+    /// A scalar as a value (`Int`, `Uint`, `Double` or `Bool` in, `Val` out).
+    Box,
+    /// A value's scalar of the given type: `(scalar, err)`; "no such overload" when the
+    /// value is of another type.
+    Unbox(Ty),
+    /// `operand.field`, with the key's hash computed ahead of time: `(val, err)`.
+    Select { field: Arc<str>, hash: u64 },
+    /// `operand.?field`: `(val, err)`.
+    OptSelect { field: Arc<str> },
+    /// `has(operand.field)`: `(bool, err)`.
+    Has { field: Arc<str> },
+    /// `operand[index]`: `(val, err)`.
+    Index,
+    /// `operand[?index]`: `(val, err)`.
+    OptIndex,
+    /// A strict call of a library function on values (receiver first): `(val, err)`.
+    /// `overloads` are the ids the checker resolved; `dynamic` adds every overload of the
+    /// function with the same arity, dispatched on the arguments' runtime types.
+    Call {
+        function: Arc<str>,
+        overloads: Vec<Arc<str>>,
+        member: bool,
+        dynamic: bool,
+    },
+    /// `s.matches(re)` with a constant pattern, compiled once: `(bool, err)`.
+    MatchesConst { pattern: Arc<str> },
+    /// Checked `int` arithmetic: `(int, err)`.
+    IntArith(ArithOp),
+    /// Checked `uint` arithmetic: `(uint, err)`.
+    UintArith(ArithOp),
+    /// `double` arithmetic (IEEE, never fails).
+    DoubleArith(ArithOp),
+    /// `-x` on an `int`: `(int, err)`.
+    IntNeg,
+    /// `-x` on a `double`.
+    DoubleNeg,
+    /// `!x` on a `bool`.
+    Not,
+    /// A comparison of two scalars of the same type (`int`, `uint`, `bool`).
+    ScalarCmp(CmpOp),
+    /// A comparison of two doubles: `(bool, err)` (ordering NaN is an error).
+    DoubleCmp(CmpOp),
+    /// CEL equality (`==`, `!=`) of two values of any types.
+    ValEq { negate: bool },
+    /// Ordering of two values of any types: `(bool, err)`.
+    ValCmp(CmpOp),
+    /// The first error of two: `a` if it is an error, else `b`.
+    ErrOr,
+    /// Whether an error handle is an error.
+    IsErr,
+    /// A new error handle ("no such overload") attached to this instruction's expression.
+    NoSuchOverload,
+    /// A new list value from element values.
+    MakeList,
+    /// Adds an optional element (`[?e]`) to a list being built, in place: `(val, err)`.
+    ListPushOpt,
+    /// A new empty map, to be filled in place.
+    MapNew,
+    /// Adds an entry to a map being built, in place (`{k: v}`, or `{?k: v}` when
+    /// `optional`): `(val, err)`.
+    MapEntry { optional: bool },
+    /// A new message value: `(val, err)`.
+    MakeStruct {
+        type_name: Arc<str>,
+        fields: Vec<(Arc<str>, bool)>,
+    },
+    /// The number of iterations over a comprehension's range: `(index, err)`.
+    IterLen,
+    /// The first comprehension variable for iteration `i`: the list element (or, with two
+    /// variables, the index) or the map key.
+    IterKey { two_var: bool },
+    /// The `i`-th map value of a range (the list element again, for lists).
+    IterValue,
+    /// `acc + [elem]` in place: the accumulator list with one more element.
+    ListAppend,
+    /// `cel.@mapInsert(acc, key, value)` in place: `(val, err)`.
+    MapInsert,
+    /// `cel.@mapInsert(acc, map)` in place: `(val, err)`.
+    MapMerge,
+    /// `x in [constants]` as a set test.
+    InSet(Vec<ConstId>),
+    /// Charges a constant cost (the pass `aggregate_costs` merges runs of these).
+    Charge(u64),
+    /// Charges several constant costs at once, in this order: the result of merging.
+    ChargeRegion(Vec<u64>),
+    /// Charges the cost of a call computed from its arguments and result (size-dependent
+    /// rules, library and host hooks): args then result as operands.
+    ChargeCall {
+        function: Arc<str>,
+        overload: Arc<str>,
+    },
+    /// Evaluates a subtree with the interpreter (a residual): `(val, err)`.
+    Residual(ExprId),
+    /// Index arithmetic: `a + 1` on loop counters.
+    IndexInc,
+    /// Index comparison: `a < b`.
+    IndexLt,
+    /// Copies a value (used to give a block argument a fresh name).
+    Copy,
+    /// Combines the operands of `&&` once both sides were evaluated: args `[l, l_err, r,
+    /// r_err]` (`l` and `r` are `bool`), result `(bool, err)` by CEL's commutative rules.
+    LogicalAnd,
+    /// As [`Op::LogicalAnd`], for `||`.
+    LogicalOr,
+    /// `@not_strictly_false`: args `[v, err]`; false only for a `false` without error.
+    NotStrictlyFalse,
+    /// Whether an optional value has a value: `(bool, err)`; "no such overload" for a value
+    /// that is not optional.
+    OptHasValue,
+    /// The value inside a present optional.
+    OptValue,
+    /// Reads a local variable slot.
+    LocalGet(u32),
+    /// Writes a local variable slot.
+    LocalSet(u32),
+    /// Charges a constant cost if the error operand is not an error.
+    ChargeIfOk(u64),
+    /// Charges a constant cost if the `bool` operand is false.
+    ChargeUnless(u64),
+    /// Both of two plain booleans.
+    BoolAnd,
+    /// A value in storage of its own (a lazily initialised accumulator that steps update in
+    /// place must not alias the value it was initialised from).
+    Own,
+}
+
+/// One instruction with its results and operands.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inst {
+    /// What it does.
+    pub op: Op,
+    /// Its operands.
+    pub args: Vec<Value>,
+    /// Its results (0, 1, or 2 for fallible instructions: value then err).
+    pub results: Vec<Value>,
+    /// The CEL expression it belongs to (errors are attached to it).
+    pub expr: ExprId,
+}
+
+/// How a block ends.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Term {
+    /// Unconditional jump with arguments for the target's parameters.
+    Jump(Block, Vec<Value>),
+    /// Conditional branch on a `bool`.
+    Branch {
+        cond: Value,
+        then: (Block, Vec<Value>),
+        otherwise: (Block, Vec<Value>),
+    },
+    /// The function's result: a value (any type but `Err`) and an error handle.
+    Return { value: Value, err: Value },
+}
+
+/// A basic block.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BlockData {
+    /// Parameters, bound by the jumps that enter the block.
+    pub params: Vec<Value>,
+    /// Instructions in order.
+    pub insts: Vec<Inst>,
+    /// The terminator (always set in a finished function).
+    pub term: Option<Term>,
+}
+
+/// A compiled CEL expression.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Function {
+    /// The blocks; the first is the entry.
+    pub blocks: Vec<BlockData>,
+    /// The type of each value.
+    pub types: Vec<Ty>,
+    /// The constant pool.
+    pub consts: Vec<Constant>,
+    /// The types of local variable slots (comprehension state).
+    pub locals: Vec<Ty>,
+}
+
+impl Function {
+    /// The entry block.
+    pub fn entry(&self) -> Block {
+        Block(0)
+    }
+
+    /// The type of a value.
+    pub fn ty(&self, v: Value) -> Ty {
+        self.types[v.0 as usize]
+    }
+
+    /// A block's data.
+    pub fn block(&self, b: Block) -> &BlockData {
+        &self.blocks[b.0 as usize]
+    }
+
+    /// The number of instructions.
+    pub fn inst_count(&self) -> usize {
+        self.blocks.iter().map(|b| b.insts.len()).sum()
+    }
+
+    /// The expressions evaluated by the interpreter (residuals).
+    pub fn residuals(&self) -> Vec<ExprId> {
+        let mut out = Vec::new();
+        for b in &self.blocks {
+            for i in &b.insts {
+                if let Op::Residual(id) = i.op {
+                    out.push(id);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Builds a [`Function`]: creates blocks and values and appends instructions to the current
+/// block.
+#[derive(Debug, Default)]
+pub struct Builder {
+    func: Function,
+    current: Option<Block>,
+}
+
+impl Builder {
+    /// A builder for a new function, positioned at its entry block.
+    pub fn new() -> Builder {
+        let mut b = Builder::default();
+        let entry = b.create_block();
+        b.switch_to(entry);
+        b
+    }
+
+    /// Finishes the function.
+    pub fn finish(self) -> Function {
+        self.func
+    }
+
+    /// A new empty block.
+    pub fn create_block(&mut self) -> Block {
+        self.func.blocks.push(BlockData::default());
+        Block(self.func.blocks.len() as u32 - 1)
+    }
+
+    /// Appends instructions to `b` from now on.
+    pub fn switch_to(&mut self, b: Block) {
+        self.current = Some(b);
+    }
+
+    /// The block instructions go to.
+    pub fn current(&self) -> Block {
+        self.current.expect("builder positioned")
+    }
+
+    /// Whether the current block already has its terminator.
+    pub fn is_terminated(&self) -> bool {
+        self.func.blocks[self.current().0 as usize].term.is_some()
+    }
+
+    /// The types of the local slots created so far.
+    pub fn locals(&self) -> &[Ty] {
+        &self.func.locals
+    }
+
+    /// A new local variable slot.
+    pub fn new_local(&mut self, ty: Ty) -> u32 {
+        self.func.locals.push(ty);
+        self.func.locals.len() as u32 - 1
+    }
+
+    /// A new value of a type.
+    pub fn new_value(&mut self, ty: Ty) -> Value {
+        self.func.types.push(ty);
+        Value(self.func.types.len() as u32 - 1)
+    }
+
+    /// Adds a parameter to a block.
+    pub fn add_param(&mut self, b: Block, ty: Ty) -> Value {
+        let v = self.new_value(ty);
+        self.func.blocks[b.0 as usize].params.push(v);
+        v
+    }
+
+    /// The type of a value.
+    pub fn ty(&self, v: Value) -> Ty {
+        self.func.types[v.0 as usize]
+    }
+
+    /// Adds a constant to the pool (reusing an equal one).
+    pub fn constant(&mut self, c: Constant) -> ConstId {
+        if let Some(i) = self.func.consts.iter().position(|k| *k == c) {
+            return ConstId(i as u32);
+        }
+        self.func.consts.push(c);
+        ConstId(self.func.consts.len() as u32 - 1)
+    }
+
+    /// Appends an instruction with results of the given types.
+    pub fn inst(
+        &mut self,
+        op: Op,
+        args: Vec<Value>,
+        result_types: &[Ty],
+        expr: ExprId,
+    ) -> Vec<Value> {
+        let results: Vec<Value> = result_types.iter().map(|t| self.new_value(*t)).collect();
+        let b = self.current().0 as usize;
+        self.func.blocks[b].insts.push(Inst {
+            op,
+            args,
+            results: results.clone(),
+            expr,
+        });
+        results
+    }
+
+    /// Appends an instruction with one result.
+    pub fn inst1(&mut self, op: Op, args: Vec<Value>, ty: Ty, expr: ExprId) -> Value {
+        self.inst(op, args, &[ty], expr)[0]
+    }
+
+    /// Appends a fallible instruction: `(value, err)`.
+    pub fn inst2(&mut self, op: Op, args: Vec<Value>, ty: Ty, expr: ExprId) -> (Value, Value) {
+        let r = self.inst(op, args, &[ty, Ty::Err], expr);
+        (r[0], r[1])
+    }
+
+    /// Appends an instruction without results.
+    pub fn inst0(&mut self, op: Op, args: Vec<Value>, expr: ExprId) {
+        self.inst(op, args, &[], expr);
+    }
+
+    /// Ends the current block.
+    pub fn terminate(&mut self, t: Term) {
+        let b = self.current().0 as usize;
+        debug_assert!(self.func.blocks[b].term.is_none(), "block terminated twice");
+        self.func.blocks[b].term = Some(t);
+    }
+
+    /// Ends the current block with a jump.
+    pub fn jump(&mut self, target: Block, args: Vec<Value>) {
+        self.terminate(Term::Jump(target, args));
+    }
+
+    /// Ends the current block with a conditional branch.
+    pub fn branch(
+        &mut self,
+        cond: Value,
+        then: (Block, Vec<Value>),
+        otherwise: (Block, Vec<Value>),
+    ) {
+        self.terminate(Term::Branch {
+            cond,
+            then,
+            otherwise,
+        });
+    }
+}

@@ -1,0 +1,143 @@
+//! Snapshots of the IR of representative expressions (and a check that each verifies).
+
+use cel_cost::{CostOptions, CostPlan};
+use celerity::{Env, Type};
+
+fn env() -> Env {
+    Env::builder()
+        .all_extension_libraries()
+        .variable("x", Type::Int)
+        .variable("y", Type::Int)
+        .variable("u", Type::Uint)
+        .variable("d", Type::Double)
+        .variable("s", Type::String)
+        .variable("b", Type::Bool)
+        .variable("l", Type::list(Type::Int))
+        .variable("ls", Type::list(Type::String))
+        .variable("m", Type::map(Type::String, Type::Int))
+        .variable("self", Type::map(Type::String, Type::Dyn))
+        .variable("dy", Type::Dyn)
+        .variable("opt", Type::optional(Type::Int))
+        .build()
+}
+
+fn ir(env: &Env, expr: &str) -> String {
+    let ast = env.compile(expr).unwrap_or_else(|e| panic!("{expr}: {e}"));
+    let checked = ast.checked().expect("checked");
+    let costs = CostPlan::analyze(
+        &checked.ast.expr,
+        Some(checked),
+        CostOptions::default(),
+        &|n| {
+            matches!(
+                n,
+                "int"
+                    | "uint"
+                    | "double"
+                    | "bool"
+                    | "string"
+                    | "bytes"
+                    | "list"
+                    | "map"
+                    | "type"
+                    | "null_type"
+            )
+        },
+    );
+    let f = cel_ir::compile(checked, &costs).unwrap_or_else(|e| panic!("{expr}: {e}"));
+    cel_ir::print(&f)
+}
+
+const EXPRS: &[&str] = &[
+    "true",
+    "1 + 2",
+    "x + 1",
+    "x * y - 3",
+    "u + 1u",
+    "d * 2.0",
+    "-x",
+    "!b",
+    "x < y",
+    "x == 1",
+    "d < 1.5",
+    "s == 'a'",
+    "s + 'b'",
+    "s.startsWith('a')",
+    "s.matches('^a+$')",
+    "size(s)",
+    "x in l",
+    "'k' in m",
+    "m['k']",
+    "m.k",
+    "has(m.k)",
+    "l[0]",
+    "self.a.b",
+    "self.replicas <= self.max",
+    "dy + 1",
+    "b && x > 0",
+    "b || x > 0",
+    "x > 0 ? 'pos' : 'neg'",
+    "[1, 2, x]",
+    "{'a': x}",
+    "l.all(i, i > 0)",
+    "l.exists(i, i == 2)",
+    "l.exists_one(i, i == 2)",
+    "l.map(i, i * 2)",
+    "l.filter(i, i % 2 == 0)",
+    "ls.map(s, s + '!').filter(s, size(s) > 1)",
+    "m.all(k, m[k] > 0)",
+    "l.all(i, v, v > i)",
+    "l.transformMap(i, v, v * 2)",
+    "cel.bind(z, x + 1, z * z)",
+    "opt.orValue(0)",
+    "m.?k",
+    "l[?0]",
+    "[?opt, 1]",
+    "int('12') + x",
+    "type(x) == int",
+    "timestamp('2023-01-01T00:00:00Z').getHours()",
+    "google.protobuf.Int64Value{value: 1}",
+    "self.items.all(i, i.name != '' && i.count < 10)",
+];
+
+#[test]
+fn ir_of_expressions() {
+    let env = env();
+    let mut out = String::new();
+    for e in EXPRS {
+        out.push_str("=== ");
+        out.push_str(e);
+        out.push('\n');
+        out.push_str(&ir(&env, e));
+        out.push('\n');
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn verifier_rejects_broken_functions() {
+    use cel_ir::{Builder, Op, Term, Ty};
+    // A use before any definition.
+    let mut b = Builder::new();
+    let v = b.new_value(Ty::Int);
+    let e = b.inst1(Op::NoErr, vec![], Ty::Err, 1);
+    b.terminate(Term::Return { value: v, err: e });
+    assert!(cel_ir::verify(&b.finish()).is_err());
+    // A jump with the wrong number of arguments.
+    let mut b = Builder::new();
+    let t = b.create_block();
+    b.add_param(t, Ty::Int);
+    b.jump(t, vec![]);
+    b.switch_to(t);
+    let e = b.inst1(Op::NoErr, vec![], Ty::Err, 1);
+    let x = b.inst1(Op::IntConst(1), vec![], Ty::Int, 1);
+    b.terminate(Term::Return { value: x, err: e });
+    assert!(cel_ir::verify(&b.finish()).is_err());
+    // Operand types.
+    let mut b = Builder::new();
+    let x = b.inst1(Op::IntConst(1), vec![], Ty::Int, 1);
+    let d = b.inst1(Op::DoubleConst(1.0), vec![], Ty::Double, 1);
+    let (r, e) = b.inst2(Op::IntArith(cel_ir::ArithOp::Add), vec![x, d], Ty::Int, 1);
+    b.terminate(Term::Return { value: r, err: e });
+    assert!(cel_ir::verify(&b.finish()).is_err());
+}

@@ -1,0 +1,175 @@
+//! The boundary between generated code and Rust: the evaluation context generated code reads
+//! by offset, the layout facts about [`Value`] it relies on, and the types shims take.
+//!
+//! Generated code reads and writes only the fields of [`Ctx`] (a `repr(C)` struct whose
+//! offsets are taken with `offset_of!`) and the tag and scalar payload of a `Value`, whose
+//! layout `Value`'s `repr(u8)` fixes: a one-byte tag at offset 0, a `bool` payload at
+//! offset 1, an `i64`/`u64`/`f64` payload at offset 8. Everything else is reached through the
+//! `extern "C"` shims of [`crate::shims`].
+
+use std::mem::offset_of;
+
+use cel_runtime::{Error, Value};
+use cranelift_codegen::ir::types;
+
+use crate::arena::Arena;
+
+/// The context of one evaluation, shared by generated code and the shims.
+#[repr(C)]
+pub(crate) struct Ctx {
+    /// The running cost (generated code keeps it in a register and stores it here before
+    /// shims that add to it, and at exit).
+    pub cost: i64,
+    /// The cost limit (`i64::MAX` for none). A shim that must stop the evaluation sets it
+    /// to -1, so that the next check leaves the generated code.
+    pub limit: i64,
+    /// The result's bits: a `*const Value`, an `i64`/`u64`, an `f64`'s bits or a bool.
+    pub result: u64,
+    /// The error handle a fallible shim produced (0 for none); read after each such call.
+    pub err_out: u32,
+    /// The result's error handle (0 for none).
+    pub result_err: u32,
+    /// Why the evaluation stopped early (one of the `STATUS_*` values), 0 otherwise.
+    pub status: u32,
+    /// Rust-side state, opaque to generated code.
+    pub state: *mut State<'static>,
+}
+
+/// A shim hit something generated code cannot express: the evaluation is redone by the
+/// interpreter, which is the reference.
+pub(crate) const STATUS_FALLBACK: u32 = 1;
+/// A shim panicked: the evaluation fails with an internal error.
+pub(crate) const STATUS_FATAL: u32 = 2;
+
+pub(crate) const CTX_COST: i32 = offset_of!(Ctx, cost) as i32;
+pub(crate) const CTX_LIMIT: i32 = offset_of!(Ctx, limit) as i32;
+pub(crate) const CTX_RESULT: i32 = offset_of!(Ctx, result) as i32;
+pub(crate) const CTX_ERR_OUT: i32 = offset_of!(Ctx, err_out) as i32;
+pub(crate) const CTX_RESULT_ERR: i32 = offset_of!(Ctx, result_err) as i32;
+
+/// Where a value's tag is.
+pub(crate) const VALUE_TAG: i32 = 0;
+/// Where a `Bool`'s payload is.
+pub(crate) const VALUE_BOOL: i32 = Value::BOOL_OFFSET as i32;
+/// Where an `Int`'s, `Uint`'s or `Double`'s payload is.
+pub(crate) const VALUE_SCALAR: i32 = Value::SCALAR_OFFSET as i32;
+
+/// The per-evaluation state behind [`Ctx::state`].
+pub(crate) struct State<'a> {
+    /// The variables.
+    pub activation: &'a dyn cel_runtime::Activation,
+    /// Values made during the evaluation.
+    pub arena: Arena,
+    /// Errors made during the evaluation; handle `n` is `errors[n - 1]`.
+    pub errors: Vec<Error>,
+    /// Why a shim stopped the evaluation (a caught panic, or a fallback's reason).
+    pub stop: Option<Error>,
+}
+
+impl State<'_> {
+    /// Stores an error and returns its handle.
+    #[inline]
+    pub(crate) fn error(&mut self, e: Error) -> u32 {
+        self.errors.push(e);
+        u32::try_from(self.errors.len()).unwrap_or(u32::MAX)
+    }
+}
+
+/// A Rust type that crosses the boundary, with its Cranelift type.
+pub(crate) trait AbiType {
+    /// The Cranelift type of the parameter or result.
+    const TYPE: types::Type;
+    /// What a shim returns when its body panicked (the evaluation is abandoned).
+    fn fallback() -> Self;
+}
+
+impl AbiType for i64 {
+    const TYPE: types::Type = types::I64;
+    fn fallback() -> i64 {
+        0
+    }
+}
+
+impl AbiType for u64 {
+    const TYPE: types::Type = types::I64;
+    fn fallback() -> u64 {
+        0
+    }
+}
+
+impl AbiType for u32 {
+    const TYPE: types::Type = types::I32;
+    fn fallback() -> u32 {
+        0
+    }
+}
+
+impl AbiType for f64 {
+    const TYPE: types::Type = types::F64;
+    fn fallback() -> f64 {
+        0.0
+    }
+}
+
+impl AbiType for *mut Ctx {
+    const TYPE: types::Type = types::I64;
+    fn fallback() -> *mut Ctx {
+        std::ptr::null_mut()
+    }
+}
+
+/// The null value, the placeholder value of an error path: generated code always holds a
+/// valid pointer.
+pub(crate) static NULL_VALUE: Value = Value::Null;
+
+/// A `(value, error handle)` pair as generated code lays it out in a stack slot.
+#[repr(C)]
+pub(crate) struct ValErr {
+    pub value: *const Value,
+    pub err: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The payload offsets generated code uses, read back from real values.
+    #[test]
+    fn value_layout_is_what_generated_code_assumes() {
+        fn bytes(v: &Value) -> [u8; 16] {
+            let mut out = [0u8; 16];
+            // SAFETY: a `Value` is at least 16 bytes (tag, padding, 8-byte payload), and the
+            // bytes read are those of a live value.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    (v as *const Value).cast::<u8>(),
+                    out.as_mut_ptr(),
+                    16,
+                );
+            }
+            out
+        }
+        let i = bytes(&Value::Int(-5));
+        assert_eq!(i[0], Value::TAG_INT);
+        assert_eq!(i64::from_ne_bytes(i[8..16].try_into().unwrap()), -5);
+        let u = bytes(&Value::Uint(7));
+        assert_eq!(u[0], Value::TAG_UINT);
+        assert_eq!(u64::from_ne_bytes(u[8..16].try_into().unwrap()), 7);
+        let d = bytes(&Value::Double(1.5));
+        assert_eq!(d[0], Value::TAG_DOUBLE);
+        assert_eq!(f64::from_ne_bytes(d[8..16].try_into().unwrap()), 1.5);
+        let t = bytes(&Value::Bool(true));
+        assert_eq!(t[0], Value::TAG_BOOL);
+        assert_eq!(t[1], 1);
+        assert_eq!(bytes(&Value::Null)[0], Value::TAG_NULL);
+        assert_eq!(bytes(&Value::string("x"))[0], Value::TAG_STRING);
+        assert_eq!(bytes(&Value::Optional(None))[0], Value::TAG_OPTIONAL);
+    }
+
+    #[test]
+    fn context_offsets() {
+        assert_eq!(CTX_COST, 0);
+        assert_eq!(CTX_LIMIT, 8);
+        assert_eq!(std::mem::size_of::<ValErr>(), 16);
+    }
+}

@@ -1,0 +1,1340 @@
+//! Code generation: one IR function becomes one Cranelift function
+//! `extern "C" fn(*mut Ctx)`.
+//!
+//! Scalars stay unboxed in registers; arithmetic checks overflow, division by zero and NaN
+//! ordering explicitly and never traps. Errors raised inline are encoded in the error handle
+//! itself (kind and expression id), so the checks are branch-free and nothing is allocated
+//! unless the error is observed. Everything else is a call to a shim. The running cost lives
+//! in a variable: constant charges are additions, and the limit is checked at loop
+//! back-edges and after charges that depend on sizes; leaving early stores the cost and
+//! returns, and the Rust wrapper decides what that means.
+
+use std::collections::{HashMap, HashSet};
+
+use cel_checker::CheckedAst;
+use cel_interp::{PlanEnv, contains_dyn, literal_value, type_value_in};
+use cel_ir::{ArithOp, CmpOp, Constant, Function, Op, Term, Ty};
+use cel_runtime::{KeyRef, MapHasher, Value};
+use cel_syntax::{Expr, ExprId, ExprKind};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{self as cl};
+use cranelift_codegen::ir::{
+    AbiParam, BlockArg, FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, types,
+};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::JITModule;
+use cranelift_module::{Linkage, Module};
+
+use crate::JitError;
+use crate::abi::{
+    CTX_COST, CTX_ERR_OUT, CTX_LIMIT, CTX_RESULT, CTX_RESULT_ERR, VALUE_BOOL, VALUE_SCALAR,
+    VALUE_TAG,
+};
+use crate::shims::{
+    CallSite, CostSite, ERR_DIVIDE_BY_ZERO, ERR_INT_OVERFLOW, ERR_MODULUS_BY_ZERO, ERR_NAN,
+    ERR_NO_SUCH_OVERLOAD, ERR_UINT_OVERFLOW, FieldSite, RegexSite, ResidualSite, SetSite, Shim,
+    VarSite,
+};
+
+/// The error handle bit marking an error raised inline: bits 26..31 hold its kind, bits
+/// 0..26 the expression id.
+pub(crate) const INLINE_ERROR: u32 = 1 << 31;
+/// The largest expression id an inline error can name.
+pub(crate) const MAX_INLINE_EXPR: i64 = (1 << 26) - 1;
+
+/// Things generated code points at, owned by the compiled program.
+#[derive(Default)]
+pub(crate) struct ProgramData {
+    keep: Vec<Box<dyn std::any::Any + Send + Sync>>,
+}
+
+impl ProgramData {
+    /// Keeps `t` alive as long as the program and returns its (stable) address.
+    fn keep<T: Send + Sync + 'static>(&mut self, t: T) -> *const T {
+        let b = Box::new(t);
+        let p: *const T = &*b;
+        self.keep.push(b);
+        p
+    }
+}
+
+/// What emission produced.
+pub(crate) struct Emitted {
+    pub func: cranelift_module::FuncId,
+    pub clif: Option<String>,
+}
+
+/// The Cranelift type that holds an IR type.
+fn cl_ty(t: Ty) -> types::Type {
+    match t {
+        Ty::Int | Ty::Uint | Ty::Index | Ty::Val => types::I64,
+        Ty::Double => types::F64,
+        Ty::Bool => types::I8,
+        Ty::Err => types::I32,
+    }
+}
+
+/// The handle of an error raised inline.
+fn inline_error(code: i64, expr: ExprId) -> i64 {
+    let expr = expr.clamp(0, MAX_INLINE_EXPR);
+    (INLINE_ERROR as i64) | (code << 26) | expr
+}
+
+fn flags() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+/// Blocks in reverse post-order from the entry, and the edges that go back to a block on
+/// the current path (loop back-edges).
+fn order(func: &Function) -> (Vec<usize>, HashSet<(usize, usize)>) {
+    let n = func.blocks.len();
+    let succs = |i: usize| -> Vec<usize> {
+        match &func.blocks[i].term {
+            Some(Term::Jump(b, _)) => vec![b.0 as usize],
+            Some(Term::Branch {
+                then, otherwise, ..
+            }) => vec![then.0.0 as usize, otherwise.0.0 as usize],
+            _ => vec![],
+        }
+    };
+    let mut state = vec![0u8; n]; // 0 new, 1 on the path, 2 done
+    let mut post = Vec::with_capacity(n);
+    let mut back = HashSet::new();
+    let mut stack: Vec<(usize, Vec<usize>)> = vec![(0, succs(0))];
+    state[0] = 1;
+    while let Some((node, rest)) = stack.last_mut() {
+        let node = *node;
+        if let Some(next) = rest.pop() {
+            match state[next] {
+                0 => {
+                    state[next] = 1;
+                    let s = succs(next);
+                    stack.push((next, s));
+                }
+                1 => {
+                    back.insert((node, next));
+                }
+                _ => {}
+            }
+        } else {
+            state[node] = 2;
+            post.push(node);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    (post, back)
+}
+
+/// Emits `func` into `module` as a new function.
+pub(crate) fn emit(
+    func: &Function,
+    checked: &CheckedAst,
+    env: &PlanEnv,
+    module: &mut JITModule,
+    data: &mut ProgramData,
+    options: crate::JitOptions,
+) -> Result<Emitted, JitError> {
+    let want_clif = options.keep_clif;
+    let mut ctx = module.make_context();
+    ctx.func.signature.params.push(AbiParam::new(types::I64));
+    let func_id = module
+        .declare_anonymous_function(&ctx.func.signature)
+        .map_err(|e| JitError::Codegen(e.to_string()))?;
+    let mut fctx = FunctionBuilderContext::new();
+    let mut exprs: HashMap<ExprId, &Expr> = HashMap::new();
+    checked.ast.expr.walk(&mut |e| {
+        exprs.insert(e.id, e);
+    });
+    {
+        let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let mut em = Emitter {
+            func,
+            checked,
+            env,
+            exprs,
+            data,
+            module: &mut *module,
+            b,
+            ctx_ptr: None,
+            blocks: Vec::new(),
+            vals: vec![None; func.types.len()],
+            scalar_consts: HashMap::new(),
+            boxed_ints: HashSet::new(),
+            cost: None,
+            locals: Vec::new(),
+            shims: HashMap::new(),
+            exit: None,
+            inject_fault: options.inject_fault,
+        };
+        em.run()?;
+        em.b.seal_all_blocks();
+        let config = em.module.target_config();
+        em.b.finalize(config);
+    }
+    let clif = want_clif.then(|| ctx.func.display().to_string());
+    module
+        .define_function(func_id, &mut ctx)
+        .map_err(|e| JitError::Codegen(format!("{e:?}")))?;
+    module.clear_context(&mut ctx);
+    Ok(Emitted {
+        func: func_id,
+        clif,
+    })
+}
+
+/// A scalar known when the program is compiled (for boxing constants once).
+#[derive(Clone, Copy)]
+enum Scalar {
+    Int(i64),
+    Uint(u64),
+    Double(f64),
+    Bool(bool),
+}
+
+struct Emitter<'a, 'f> {
+    func: &'a Function,
+    checked: &'a CheckedAst,
+    env: &'a PlanEnv,
+    exprs: HashMap<ExprId, &'a Expr>,
+    data: &'a mut ProgramData,
+    module: &'a mut JITModule,
+    b: FunctionBuilder<'f>,
+    ctx_ptr: Option<cl::Value>,
+    blocks: Vec<cl::Block>,
+    vals: Vec<Option<cl::Value>>,
+    scalar_consts: HashMap<cel_ir::Value, Scalar>,
+    /// Values that are boxed `int` constants.
+    boxed_ints: HashSet<cel_ir::Value>,
+    cost: Option<Variable>,
+    locals: Vec<Variable>,
+    shims: HashMap<Shim, FuncRef>,
+    exit: Option<cl::Block>,
+    /// Charge one unit too many at the end (see `JitOptions::inject_fault`).
+    inject_fault: bool,
+}
+
+impl Emitter<'_, '_> {
+    fn ctx(&self) -> cl::Value {
+        self.ctx_ptr.expect("the context parameter")
+    }
+
+    fn cost_var(&self) -> Variable {
+        self.cost.expect("the cost variable")
+    }
+
+    fn v(&self, x: cel_ir::Value) -> Result<cl::Value, JitError> {
+        self.vals[x.0 as usize]
+            .ok_or_else(|| JitError::Codegen(format!("{x} used before it is defined")))
+    }
+
+    fn def(&mut self, x: cel_ir::Value, c: cl::Value) {
+        self.vals[x.0 as usize] = Some(c);
+    }
+
+    fn iconst(&mut self, ty: types::Type, n: i64) -> cl::Value {
+        self.b.ins().iconst(ty, n)
+    }
+
+    fn ptr_const<T>(&mut self, p: *const T) -> cl::Value {
+        self.b.ins().iconst(types::I64, p as usize as i64)
+    }
+
+    /// A value of the program, pointed at by generated code.
+    fn keep_value(&mut self, v: Value) -> *const Value {
+        self.data.keep(v)
+    }
+
+    fn shim_ref(&mut self, shim: Shim) -> Result<FuncRef, JitError> {
+        if let Some(r) = self.shims.get(&shim) {
+            return Ok(*r);
+        }
+        let mut sig = self.module.make_signature();
+        for p in shim.params() {
+            sig.params.push(AbiParam::new(*p));
+        }
+        sig.returns.push(AbiParam::new(shim.ret()));
+        let id = self
+            .module
+            .declare_function(shim.name(), Linkage::Import, &sig)
+            .map_err(|e| JitError::Codegen(e.to_string()))?;
+        let r = self.module.declare_func_in_func(id, self.b.func);
+        self.shims.insert(shim, r);
+        Ok(r)
+    }
+
+    /// Calls a shim with the context prepended; its one result.
+    fn call(&mut self, shim: Shim, args: &[cl::Value]) -> Result<cl::Value, JitError> {
+        let f = self.shim_ref(shim)?;
+        let mut all = Vec::with_capacity(args.len() + 1);
+        all.push(self.ctx());
+        all.extend_from_slice(args);
+        let inst = self.b.ins().call(f, &all);
+        Ok(self.b.inst_results(inst)[0])
+    }
+
+    /// The error handle the last fallible shim left.
+    fn err_out(&mut self) -> cl::Value {
+        let ctx = self.ctx();
+        self.b.ins().load(types::I32, flags(), ctx, CTX_ERR_OUT)
+    }
+
+    /// Calls a fallible shim: `(result, err)`.
+    fn call2(
+        &mut self,
+        shim: Shim,
+        args: &[cl::Value],
+    ) -> Result<(cl::Value, cl::Value), JitError> {
+        let r = self.call(shim, args)?;
+        let e = self.err_out();
+        Ok((r, e))
+    }
+
+    /// An `i64` 0/1 as a bool.
+    fn to_bool(&mut self, x: cl::Value) -> cl::Value {
+        self.b.ins().icmp_imm_s(IntCC::NotEqual, x, 0)
+    }
+
+    /// `err` if `cond`, else no error.
+    fn err_if(&mut self, cond: cl::Value, code: i64, expr: ExprId) -> cl::Value {
+        let h = self.iconst(types::I32, inline_error(code, expr));
+        let none = self.iconst(types::I32, 0);
+        self.b.ins().select(cond, h, none)
+    }
+
+    fn add_cost(&mut self, amount: cl::Value) {
+        let var = self.cost_var();
+        let c = self.b.use_var(var);
+        let n = self.b.ins().iadd(c, amount);
+        self.b.def_var(var, n);
+    }
+
+    fn add_cost_imm(&mut self, n: u64) {
+        if n == 0 {
+            return;
+        }
+        let n = i64::try_from(n).unwrap_or(i64::MAX).min(1 << 62);
+        let var = self.cost_var();
+        let c = self.b.use_var(var);
+        let s = self.b.ins().iadd_imm_s(c, n);
+        self.b.def_var(var, s);
+    }
+
+    /// The cold block that leaves the function early (filled in at the end): it stores the
+    /// cost and returns.
+    fn exit_block(&mut self) -> cl::Block {
+        if let Some(b) = self.exit {
+            return b;
+        }
+        let exit = self.b.create_block();
+        self.b.set_cold_block(exit);
+        self.exit = Some(exit);
+        exit
+    }
+
+    fn fill_exit_block(&mut self) {
+        if let Some(exit) = self.exit {
+            self.b.switch_to_block(exit);
+            let var = self.cost_var();
+            let c = self.b.use_var(var);
+            let ctx = self.ctx();
+            self.b.ins().store(flags(), c, ctx, CTX_COST);
+            self.b.ins().return_(&[]);
+        }
+    }
+
+    /// Whether the running cost is over the limit (the limit is reloaded: a shim that must
+    /// stop the evaluation lowers it).
+    fn over_limit(&mut self) -> cl::Value {
+        let ctx = self.ctx();
+        let limit = self.b.ins().load(types::I64, flags(), ctx, CTX_LIMIT);
+        let var = self.cost_var();
+        let c = self.b.use_var(var);
+        self.b.ins().icmp(IntCC::SignedGreaterThan, c, limit)
+    }
+
+    /// Leaves the function if the cost is over the limit; continues in a new block.
+    fn check_limit(&mut self) {
+        let over = self.over_limit();
+        let exit = self.exit_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(over, exit, &[], cont, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    /// Stores the cost variable to the context (before a shim that adds to it).
+    fn spill_cost(&mut self) {
+        let var = self.cost_var();
+        let c = self.b.use_var(var);
+        let ctx = self.ctx();
+        self.b.ins().store(flags(), c, ctx, CTX_COST);
+    }
+
+    /// Reloads the cost variable from the context (after such a shim).
+    fn reload_cost(&mut self) {
+        let ctx = self.ctx();
+        let c = self.b.ins().load(types::I64, flags(), ctx, CTX_COST);
+        let var = self.cost_var();
+        self.b.def_var(var, c);
+    }
+
+    /// A stack array of `n` 8-byte slots; its address.
+    fn stack_array(&mut self, words: &[cl::Value]) -> cl::Value {
+        let size = u32::try_from(words.len() * 8).unwrap_or(u32::MAX);
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            size,
+            3,
+        ));
+        for (i, w) in words.iter().enumerate() {
+            self.b
+                .ins()
+                .stack_store(types::I64, *w, slot, (i * 8) as i32);
+        }
+        self.b.ins().stack_addr(types::I64, slot, 0)
+    }
+
+    /// A value as a pointer to a runtime value: constants are boxed once, when the program
+    /// is compiled; other scalars are boxed into the arena.
+    fn boxed(&mut self, x: cel_ir::Value) -> Result<cl::Value, JitError> {
+        let ty = self.func.ty(x);
+        if ty == Ty::Val {
+            return self.v(x);
+        }
+        if let Some(s) = self.scalar_consts.get(&x).copied() {
+            let v = match s {
+                Scalar::Int(i) => Value::Int(i),
+                Scalar::Uint(u) => Value::Uint(u),
+                Scalar::Double(d) => Value::Double(d),
+                Scalar::Bool(b) => Value::Bool(b),
+            };
+            let p = self.keep_value(v);
+            return Ok(self.ptr_const(p));
+        }
+        let c = self.v(x)?;
+        match ty {
+            Ty::Int | Ty::Index => self.call(Shim::cel_rt_box_int, &[c]),
+            Ty::Uint => self.call(Shim::cel_rt_box_uint, &[c]),
+            Ty::Double => self.call(Shim::cel_rt_box_double, &[c]),
+            Ty::Bool => {
+                let w = self.b.ins().uextend(types::I64, c);
+                self.call(Shim::cel_rt_box_bool, &[w])
+            }
+            Ty::Err | Ty::Val => Err(JitError::Codegen("boxing an error handle".into())),
+        }
+    }
+
+    fn run(&mut self) -> Result<(), JitError> {
+        let func = self.func;
+        // The entry block takes the context, sets up the cost, and enters the IR's entry.
+        let entry = self.b.create_block();
+        self.b.append_block_params_for_function_params(entry);
+        self.b.switch_to_block(entry);
+        self.ctx_ptr = Some(self.b.block_params(entry)[0]);
+        let cost = self.b.declare_var(types::I64);
+        self.cost = Some(cost);
+        let ctx = self.ctx();
+        let c0 = self.b.ins().load(types::I64, flags(), ctx, CTX_COST);
+        self.b.def_var(cost, c0);
+        for t in &func.locals {
+            let var = self.b.declare_var(cl_ty(*t));
+            // Every slot starts defined (the lowering also sets them before reading).
+            let zero = match t {
+                Ty::Double => self.b.ins().f64const(0.0),
+                other => self.b.ins().iconst(cl_ty(*other), 0),
+            };
+            self.b.def_var(var, zero);
+            self.locals.push(var);
+        }
+        for bd in &func.blocks {
+            let blk = self.b.create_block();
+            for p in &bd.params {
+                let v = self.b.append_block_param(blk, cl_ty(func.ty(*p)));
+                self.vals[p.0 as usize] = Some(v);
+            }
+            self.blocks.push(blk);
+        }
+        let first = self.blocks[0];
+        self.b.ins().jump(first, &[]);
+
+        let (rpo, back) = order(func);
+        for bi in rpo {
+            let blk = self.blocks[bi];
+            self.b.switch_to_block(blk);
+            let bd = &func.blocks[bi];
+            for inst in &bd.insts {
+                self.inst(inst)?;
+            }
+            match &bd.term {
+                Some(Term::Jump(target, args)) => {
+                    let args = self.block_args(args)?;
+                    if back.contains(&(bi, target.0 as usize)) {
+                        // A loop back-edge: check the budget once per iteration.
+                        let over = self.over_limit();
+                        let exit = self.exit_block();
+                        let t = self.blocks[target.0 as usize];
+                        self.b.ins().brif(over, exit, &[], t, &args);
+                    } else {
+                        let t = self.blocks[target.0 as usize];
+                        self.b.ins().jump(t, &args);
+                    }
+                }
+                Some(Term::Branch {
+                    cond,
+                    then,
+                    otherwise,
+                }) => {
+                    let c = self.v(*cond)?;
+                    let mut targets = Vec::new();
+                    for (target, args) in [then, otherwise] {
+                        let args = self.block_args(args)?;
+                        let t = self.blocks[target.0 as usize];
+                        if back.contains(&(bi, target.0 as usize)) {
+                            // Route a back-edge through a block that checks the budget.
+                            let cur = self.b.current_block().expect("in a block");
+                            let via = self.b.create_block();
+                            self.b.switch_to_block(via);
+                            let over = self.over_limit();
+                            let exit = self.exit_block();
+                            self.b.ins().brif(over, exit, &[], t, &args);
+                            self.b.switch_to_block(cur);
+                            targets.push((via, Vec::new()));
+                        } else {
+                            targets.push((t, args));
+                        }
+                    }
+                    let (t1, a1) = &targets[0];
+                    let (t2, a2) = &targets[1];
+                    self.b.ins().brif(c, *t1, a1, *t2, a2);
+                }
+                Some(Term::Return { value, err }) => {
+                    if self.inject_fault {
+                        self.add_cost_imm(1);
+                    }
+                    let ctx = self.ctx();
+                    let var = self.cost_var();
+                    let c = self.b.use_var(var);
+                    self.b.ins().store(flags(), c, ctx, CTX_COST);
+                    let v = self.v(*value)?;
+                    let bits = match func.ty(*value) {
+                        Ty::Bool => self.b.ins().uextend(types::I64, v),
+                        Ty::Double => self.b.ins().bitcast(types::I64, MemFlagsData::new(), v),
+                        _ => v,
+                    };
+                    self.b.ins().store(flags(), bits, ctx, CTX_RESULT);
+                    let e = self.v(*err)?;
+                    self.b.ins().store(flags(), e, ctx, CTX_RESULT_ERR);
+                    self.b.ins().return_(&[]);
+                }
+                None => return Err(JitError::Codegen(format!("bb{bi} has no terminator"))),
+            }
+        }
+        // Blocks the entry cannot reach still need a terminator.
+        let reached: HashSet<usize> = order(func).0.into_iter().collect();
+        for (i, blk) in self.blocks.clone().into_iter().enumerate() {
+            if !reached.contains(&i) {
+                self.b.switch_to_block(blk);
+                self.b.ins().return_(&[]);
+            }
+        }
+        self.fill_exit_block();
+        Ok(())
+    }
+
+    fn block_args(&self, args: &[cel_ir::Value]) -> Result<Vec<BlockArg>, JitError> {
+        args.iter()
+            .map(|a| Ok(BlockArg::Value(self.v(*a)?)))
+            .collect()
+    }
+
+    fn expr(&self, id: ExprId) -> Option<&Expr> {
+        self.exprs.get(&id).copied()
+    }
+
+    /// The call site of the call expression `id` (for orderings that leave the fast path):
+    /// the interpreter's own dispatch.
+    fn call_site(&mut self, id: ExprId, argc: usize) -> Result<*const CallSite, JitError> {
+        let Some(Expr {
+            kind: ExprKind::Call(call),
+            ..
+        }) = self.expr(id)
+        else {
+            return Err(JitError::Codegen(format!("expression {id} is not a call")));
+        };
+        let overloads: Vec<&str> = self
+            .checked
+            .references
+            .get(&id)
+            .map(|r| r.overload_ids.iter().map(|s| s.as_str()).collect())
+            .unwrap_or_default();
+        let dynamic = call
+            .target
+            .iter()
+            .map(|t| &**t)
+            .chain(call.args.iter())
+            .any(|a| contains_dyn(self.checked.type_of(a.id)));
+        let target = self.env.dispatch_checked(
+            &overloads,
+            &call.function,
+            call.target.is_some(),
+            argc,
+            dynamic,
+        );
+        Ok(self.data.keep(CallSite { target, expr: id }))
+    }
+
+    fn constant(&mut self, k: cel_ir::ConstId) -> Result<Value, JitError> {
+        let c = self
+            .func
+            .consts
+            .get(k.0 as usize)
+            .cloned()
+            .ok_or_else(|| JitError::Codegen(format!("no constant {k}")))?;
+        Ok(match c {
+            Constant::Literal(lit) => literal_value(&lit),
+            Constant::Type(name) => type_value_in(&*self.env.provider, &name)
+                .ok_or_else(|| JitError::Codegen(format!("unknown type {name}")))?,
+            Constant::List(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for i in items {
+                    out.push(self.constant(i)?);
+                }
+                Value::list(out)
+            }
+            Constant::Folded(id) => {
+                let plan = cel_interp::Plan::checked_subtree(self.checked, self.env, id)
+                    .map_err(JitError::Eval)?;
+                plan.eval(&cel_runtime::EmptyActivation)
+                    .map_err(JitError::Eval)?
+            }
+        })
+    }
+
+    fn inst(&mut self, inst: &cel_ir::Inst) -> Result<(), JitError> {
+        let a = &inst.args;
+        let r = &inst.results;
+        let expr = inst.expr;
+        if expr > MAX_INLINE_EXPR || expr < 0 {
+            return Err(JitError::Unsupported(format!(
+                "expression id {expr} is out of range"
+            )));
+        }
+        match &inst.op {
+            Op::IntConst(i) => {
+                let c = self.iconst(types::I64, *i);
+                self.def(r[0], c);
+                if self.func.ty(r[0]) == Ty::Int {
+                    self.scalar_consts.insert(r[0], Scalar::Int(*i));
+                }
+            }
+            Op::UintConst(u) => {
+                let c = self.iconst(types::I64, *u as i64);
+                self.def(r[0], c);
+                self.scalar_consts.insert(r[0], Scalar::Uint(*u));
+            }
+            Op::DoubleConst(d) => {
+                let c = self.b.ins().f64const(*d);
+                self.def(r[0], c);
+                self.scalar_consts.insert(r[0], Scalar::Double(*d));
+            }
+            Op::BoolConst(x) => {
+                let c = self.iconst(types::I8, *x as i64);
+                self.def(r[0], c);
+                self.scalar_consts.insert(r[0], Scalar::Bool(*x));
+            }
+            Op::ValConst(k) => {
+                let v = self.constant(*k)?;
+                let p = self.keep_value(v);
+                let c = self.ptr_const(p);
+                self.def(r[0], c);
+            }
+            Op::NoErr => {
+                let c = self.iconst(types::I32, 0);
+                self.def(r[0], c);
+            }
+            Op::LoadVar(name) => {
+                let site = self.data.keep(VarSite {
+                    name: name.clone(),
+                    expr,
+                });
+                let s = self.ptr_const(site);
+                let (v, e) = self.call2(Shim::cel_rt_load_var, &[s])?;
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::Box => {
+                if let Some(Scalar::Int(_)) = self.scalar_consts.get(&a[0]) {
+                    self.boxed_ints.insert(r[0]);
+                }
+                let p = self.boxed(a[0])?;
+                self.def(r[0], p);
+            }
+            Op::Unbox(ty) => {
+                let p = self.v(a[0])?;
+                let tag = self.b.ins().load(types::I8, flags(), p, VALUE_TAG);
+                let want = match ty {
+                    Ty::Int => Value::TAG_INT,
+                    Ty::Uint => Value::TAG_UINT,
+                    Ty::Double => Value::TAG_DOUBLE,
+                    Ty::Bool => Value::TAG_BOOL,
+                    other => return Err(JitError::Codegen(format!("unbox to {other}"))),
+                };
+                let ok = self.b.ins().icmp_imm_s(IntCC::Equal, tag, want as i64);
+                let (payload, zero) = match ty {
+                    Ty::Double => {
+                        let x = self.b.ins().load(types::F64, flags(), p, VALUE_SCALAR);
+                        (x, self.b.ins().f64const(0.0))
+                    }
+                    Ty::Bool => {
+                        let x = self.b.ins().load(types::I8, flags(), p, VALUE_BOOL);
+                        (x, self.iconst(types::I8, 0))
+                    }
+                    _ => {
+                        let x = self.b.ins().load(types::I64, flags(), p, VALUE_SCALAR);
+                        (x, self.iconst(types::I64, 0))
+                    }
+                };
+                let v = self.b.ins().select(ok, payload, zero);
+                let bad = self.b.ins().icmp_imm_s(IntCC::Equal, ok, 0);
+                let e = self.err_if(bad, ERR_NO_SUCH_OVERLOAD, expr);
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::Select { field, .. } | Op::OptSelect { field } | Op::Has { field } => {
+                let hash = MapHasher::hash_key(KeyRef::String(field));
+                let site = self.data.keep(FieldSite {
+                    field: field.clone(),
+                    hash,
+                    expr,
+                });
+                let s = self.ptr_const(site);
+                let operand = self.v(a[0])?;
+                match &inst.op {
+                    Op::Select { .. } => {
+                        let (v, e) = self.call2(Shim::cel_rt_select, &[operand, s])?;
+                        self.def(r[0], v);
+                        self.def(r[1], e);
+                    }
+                    Op::OptSelect { .. } => {
+                        let (v, e) = self.call2(Shim::cel_rt_opt_select, &[operand, s])?;
+                        self.def(r[0], v);
+                        self.def(r[1], e);
+                    }
+                    _ => {
+                        let (v, e) = self.call2(Shim::cel_rt_has, &[operand, s])?;
+                        let v = self.to_bool(v);
+                        self.def(r[0], v);
+                        self.def(r[1], e);
+                    }
+                }
+            }
+            Op::Index | Op::OptIndex => {
+                let o = self.v(a[0])?;
+                let i = self.v(a[1])?;
+                let x = self.iconst(types::I64, expr);
+                let shim = if inst.op == Op::Index {
+                    Shim::cel_rt_index
+                } else {
+                    Shim::cel_rt_opt_index
+                };
+                let (v, e) = self.call2(shim, &[o, i, x])?;
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::Call {
+                function,
+                overloads,
+                member,
+                dynamic,
+            } => {
+                let ids: Vec<&str> = overloads.iter().map(|o| &**o).collect();
+                let target = self
+                    .env
+                    .dispatch_checked(&ids, function, *member, a.len(), *dynamic);
+                let site = self.data.keep(CallSite { target, expr });
+                let s = self.ptr_const(site);
+                let mut args = Vec::with_capacity(a.len());
+                for x in a {
+                    args.push(self.v(*x)?);
+                }
+                let (v, e) = match args.len() {
+                    1 => self.call2(Shim::cel_rt_call1, &[s, args[0]])?,
+                    2 => self.call2(Shim::cel_rt_call2, &[s, args[0], args[1]])?,
+                    3 => self.call2(Shim::cel_rt_call3, &[s, args[0], args[1], args[2]])?,
+                    n => {
+                        let argv = if n == 0 {
+                            self.iconst(types::I64, 0)
+                        } else {
+                            self.stack_array(&args)
+                        };
+                        let n = self.iconst(types::I64, n as i64);
+                        self.call2(Shim::cel_rt_calln, &[s, argv, n])?
+                    }
+                };
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::MatchesConst { pattern } => {
+                let regex = cel_runtime::regex::compile(pattern).map_err(|e| e.at(expr));
+                let site = self.data.keep(RegexSite { regex, expr });
+                let s = self.ptr_const(site);
+                let subject = self.v(a[0])?;
+                let (v, e) = self.call2(Shim::cel_rt_matches, &[subject, s])?;
+                let v = self.to_bool(v);
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::IntArith(op) => {
+                let x = self.v(a[0])?;
+                let y = self.v(a[1])?;
+                let (v, e) = self.int_arith(*op, x, y, expr);
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::UintArith(op) => {
+                let x = self.v(a[0])?;
+                let y = self.v(a[1])?;
+                let (v, e) = self.uint_arith(*op, x, y, expr);
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::DoubleArith(op) => {
+                let x = self.v(a[0])?;
+                let y = self.v(a[1])?;
+                let v = match op {
+                    ArithOp::Add => self.b.ins().fadd(x, y),
+                    ArithOp::Sub => self.b.ins().fsub(x, y),
+                    ArithOp::Mul => self.b.ins().fmul(x, y),
+                    ArithOp::Div => self.b.ins().fdiv(x, y),
+                    ArithOp::Rem => {
+                        return Err(JitError::Codegen("no double remainder in CEL".into()));
+                    }
+                };
+                self.def(r[0], v);
+            }
+            Op::IntNeg => {
+                let x = self.v(a[0])?;
+                let min = self.b.ins().icmp_imm_s(IntCC::Equal, x, i64::MIN);
+                let v = self.b.ins().ineg(x);
+                let e = self.err_if(min, ERR_INT_OVERFLOW, expr);
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::DoubleNeg => {
+                let x = self.v(a[0])?;
+                let v = self.b.ins().fneg(x);
+                self.def(r[0], v);
+            }
+            Op::Not => {
+                let x = self.v(a[0])?;
+                let v = self.b.ins().bxor_imm_s(x, 1);
+                self.def(r[0], v);
+            }
+            Op::BoolAnd => {
+                let x = self.v(a[0])?;
+                let y = self.v(a[1])?;
+                let v = self.b.ins().band(x, y);
+                self.def(r[0], v);
+            }
+            Op::ScalarCmp(op) => {
+                let x = self.v(a[0])?;
+                let y = self.v(a[1])?;
+                let v = match self.func.ty(a[0]) {
+                    Ty::Double => self.b.ins().fcmp(float_cc(*op), x, y),
+                    Ty::Int => self.b.ins().icmp(int_cc(*op, true), x, y),
+                    _ => self.b.ins().icmp(int_cc(*op, false), x, y),
+                };
+                self.def(r[0], v);
+            }
+            Op::DoubleCmp(op) => {
+                let x = self.v(a[0])?;
+                let y = self.v(a[1])?;
+                let nan = self.b.ins().fcmp(FloatCC::Unordered, x, y);
+                let v = self.b.ins().fcmp(float_cc(*op), x, y);
+                let e = self.err_if(nan, ERR_NAN, expr);
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::ValEq { negate } => {
+                let x = self.v(a[0])?;
+                let y = self.v(a[1])?;
+                let with_int_const = a.iter().any(|v| self.is_int_const(*v));
+                let eq = if with_int_const {
+                    self.int_fast_path(x, y, IntCC::Equal, |em| {
+                        let r = em.call(Shim::cel_rt_val_eq, &[x, y])?;
+                        Ok(em.to_bool(r))
+                    })?
+                    .0
+                } else {
+                    let r = self.call(Shim::cel_rt_val_eq, &[x, y])?;
+                    self.to_bool(r)
+                };
+                let v = if *negate {
+                    self.b.ins().bxor_imm_s(eq, 1)
+                } else {
+                    eq
+                };
+                self.def(r[0], v);
+            }
+            Op::ValCmp(op) => {
+                let x = self.v(a[0])?;
+                let y = self.v(a[1])?;
+                let site = self.call_site(expr, 2)?;
+                let s = self.ptr_const(site);
+                let (v, e) = self.int_fast_path_err(x, y, int_cc(*op, true), |em| {
+                    let (v, e) = em.call2(Shim::cel_rt_val_cmp, &[s, x, y])?;
+                    let v = em.to_bool(v);
+                    Ok((v, e))
+                })?;
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::ErrOr => {
+                let x = self.v(a[0])?;
+                let y = self.v(a[1])?;
+                let is = self.b.ins().icmp_imm_s(IntCC::NotEqual, x, 0);
+                let v = self.b.ins().select(is, x, y);
+                self.def(r[0], v);
+            }
+            Op::IsErr => {
+                let x = self.v(a[0])?;
+                let v = self.b.ins().icmp_imm_s(IntCC::NotEqual, x, 0);
+                self.def(r[0], v);
+            }
+            Op::NoSuchOverload => {
+                let h = self.iconst(types::I32, inline_error(ERR_NO_SUCH_OVERLOAD, expr));
+                self.def(r[0], h);
+            }
+            Op::MakeList => {
+                let mut items = Vec::with_capacity(a.len());
+                for x in a {
+                    items.push(self.v(*x)?);
+                }
+                let argv = if items.is_empty() {
+                    self.iconst(types::I64, 0)
+                } else {
+                    self.stack_array(&items)
+                };
+                let n = self.iconst(types::I64, items.len() as i64);
+                let v = self.call(Shim::cel_rt_make_list, &[argv, n])?;
+                self.def(r[0], v);
+            }
+            Op::ListPushOpt => {
+                let l = self.v(a[0])?;
+                let x = self.v(a[1])?;
+                let id = self.iconst(types::I64, expr);
+                let (v, e) = self.call2(Shim::cel_rt_list_push_opt, &[l, x, id])?;
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::MapNew => {
+                let v = self.call(Shim::cel_rt_map_new, &[])?;
+                self.def(r[0], v);
+            }
+            Op::MapEntry { optional } => {
+                let m = self.v(a[0])?;
+                let k = self.v(a[1])?;
+                let x = self.v(a[2])?;
+                let o = self.iconst(types::I64, *optional as i64);
+                let id = self.iconst(types::I64, expr);
+                let (v, e) = self.call2(Shim::cel_rt_map_entry, &[m, k, x, o, id])?;
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::MakeStruct { .. } => {
+                return Err(JitError::Unsupported("message construction".into()));
+            }
+            Op::IterLen => {
+                let range = self.v(a[0])?;
+                let id = self.iconst(types::I64, expr);
+                let (v, e) = self.call2(Shim::cel_rt_iter_len, &[range, id])?;
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::IterKey { two_var } => {
+                let range = self.v(a[0])?;
+                let i = self.v(a[1])?;
+                let two = self.iconst(types::I64, *two_var as i64);
+                let v = self.call(Shim::cel_rt_iter_key, &[range, i, two])?;
+                self.def(r[0], v);
+            }
+            Op::IterValue => {
+                let range = self.v(a[0])?;
+                let i = self.v(a[1])?;
+                let v = self.call(Shim::cel_rt_iter_value, &[range, i])?;
+                self.def(r[0], v);
+            }
+            Op::ListAppend => {
+                let l = self.v(a[0])?;
+                let x = self.v(a[1])?;
+                let v = self.call(Shim::cel_rt_list_append, &[l, x])?;
+                self.def(r[0], v);
+            }
+            Op::MapInsert => {
+                let m = self.v(a[0])?;
+                let k = self.v(a[1])?;
+                let x = self.v(a[2])?;
+                let id = self.iconst(types::I64, expr);
+                let (v, e) = self.call2(Shim::cel_rt_map_insert, &[m, k, x, id])?;
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::MapMerge => {
+                let m = self.v(a[0])?;
+                let x = self.v(a[1])?;
+                let id = self.iconst(types::I64, expr);
+                let (v, e) = self.call2(Shim::cel_rt_map_merge, &[m, x, id])?;
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::InSet(ks) => {
+                let mut set = Vec::with_capacity(ks.len());
+                for k in ks {
+                    set.push(self.constant(*k)?);
+                }
+                let site = self.data.keep(SetSite { set });
+                let s = self.ptr_const(site);
+                let x = self.v(a[0])?;
+                let v = self.call(Shim::cel_rt_in_set, &[x, s])?;
+                let v = self.to_bool(v);
+                self.def(r[0], v);
+            }
+            Op::Charge(n) => self.add_cost_imm(*n),
+            Op::ChargeRegion(ns) => {
+                let total = ns.iter().fold(0u64, |t, n| t.saturating_add(*n));
+                self.add_cost_imm(total);
+            }
+            Op::ChargeIfOk(n) => {
+                let e = self.v(a[0])?;
+                let ok = self.b.ins().icmp_imm_s(IntCC::Equal, e, 0);
+                let n = i64::try_from(*n).unwrap_or(i64::MAX).min(1 << 62);
+                let amount = self.iconst(types::I64, n);
+                let zero = self.iconst(types::I64, 0);
+                let add = self.b.ins().select(ok, amount, zero);
+                self.add_cost(add);
+            }
+            Op::ChargeUnless(n) => {
+                let done = self.v(a[0])?;
+                let n = i64::try_from(*n).unwrap_or(i64::MAX).min(1 << 62);
+                let amount = self.iconst(types::I64, n);
+                let zero = self.iconst(types::I64, 0);
+                let add = self.b.ins().select(done, zero, amount);
+                self.add_cost(add);
+            }
+            Op::ChargeCall { function, overload } => {
+                let rule = self.env.call_cost_rule(overload, function);
+                if let Some(fixed) = rule.fixed() {
+                    self.add_cost_imm(fixed);
+                } else {
+                    let mut words = Vec::with_capacity(a.len());
+                    for pair in a.chunks(2) {
+                        let p = self.boxed(pair[0])?;
+                        let e = self.v(pair[1])?;
+                        let e = self.b.ins().uextend(types::I64, e);
+                        words.push(p);
+                        words.push(e);
+                    }
+                    let site = self.data.keep(CostSite { cost: rule });
+                    let s = self.ptr_const(site);
+                    let pairs = self.stack_array(&words);
+                    let n = self.iconst(types::I64, (a.len() / 2) as i64);
+                    let c = self.call(Shim::cel_rt_charge_call, &[s, pairs, n])?;
+                    self.add_cost(c);
+                    self.check_limit();
+                }
+            }
+            Op::Residual(id) => {
+                let plan = cel_interp::Plan::checked_subtree(self.checked, self.env, *id)
+                    .map_err(JitError::Eval)?;
+                let site = self.data.keep(ResidualSite { plan });
+                let s = self.ptr_const(site);
+                self.spill_cost();
+                let (v, e) = self.call2(Shim::cel_rt_residual, &[s])?;
+                self.reload_cost();
+                self.check_limit();
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::IndexInc => {
+                let x = self.v(a[0])?;
+                let v = self.b.ins().iadd_imm_s(x, 1);
+                self.def(r[0], v);
+            }
+            Op::IndexLt => {
+                let x = self.v(a[0])?;
+                let y = self.v(a[1])?;
+                let v = self.b.ins().icmp(IntCC::SignedLessThan, x, y);
+                self.def(r[0], v);
+            }
+            Op::Copy => {
+                let x = self.v(a[0])?;
+                self.def(r[0], x);
+                if let Some(s) = self.scalar_consts.get(&a[0]).copied() {
+                    self.scalar_consts.insert(r[0], s);
+                }
+            }
+            Op::LogicalAnd | Op::LogicalOr => {
+                let l = self.v(a[0])?;
+                let le = self.v(a[1])?;
+                let rv = self.v(a[2])?;
+                let re = self.v(a[3])?;
+                let is_and = inst.op == Op::LogicalAnd;
+                // The right side decides alone when it is a plain `false` (for `&&`) or
+                // `true` (for `||`); with both sides plain, the left side (which did not
+                // short-circuit) is the other value, so the right side is the result.
+                let r_ok = self.b.ins().icmp_imm_s(IntCC::Equal, re, 0);
+                let l_ok = self.b.ins().icmp_imm_s(IntCC::Equal, le, 0);
+                let decisive = if is_and {
+                    self.b.ins().bxor_imm_s(rv, 1)
+                } else {
+                    rv
+                };
+                let r_decides = self.b.ins().band(r_ok, decisive);
+                let both_ok = self.b.ins().band(r_ok, l_ok);
+                let clean = self.b.ins().bor(r_decides, both_ok);
+                let v = if is_and {
+                    self.b.ins().band(both_ok, rv)
+                } else {
+                    r_decides
+                };
+                let _ = l;
+                let le_set = self.b.ins().icmp_imm_s(IntCC::NotEqual, le, 0);
+                let first = self.b.ins().select(le_set, le, re);
+                let none = self.iconst(types::I32, 0);
+                let e = self.b.ins().select(clean, none, first);
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::NotStrictlyFalse => {
+                let x = self.v(a[0])?;
+                let e = self.v(a[1])?;
+                let ok = self.b.ins().icmp_imm_s(IntCC::Equal, e, 0);
+                let is_false = match self.func.ty(a[0]) {
+                    Ty::Bool => self.b.ins().icmp_imm_s(IntCC::Equal, x, 0),
+                    Ty::Val => {
+                        let tag = self.b.ins().load(types::I8, flags(), x, VALUE_TAG);
+                        let is_bool =
+                            self.b
+                                .ins()
+                                .icmp_imm_s(IntCC::Equal, tag, Value::TAG_BOOL as i64);
+                        let payload = self.b.ins().load(types::I8, flags(), x, VALUE_BOOL);
+                        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, payload, 0);
+                        self.b.ins().band(is_bool, zero)
+                    }
+                    // Any other scalar is not a bool, so not `false`.
+                    _ => self.iconst(types::I8, 0),
+                };
+                let strictly_false = self.b.ins().band(ok, is_false);
+                let v = self.b.ins().bxor_imm_s(strictly_false, 1);
+                self.def(r[0], v);
+            }
+            Op::OptHasValue => {
+                let x = self.v(a[0])?;
+                let id = self.iconst(types::I64, expr);
+                let (v, e) = self.call2(Shim::cel_rt_opt_has_value, &[x, id])?;
+                let v = self.to_bool(v);
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::OptValue => {
+                let x = self.v(a[0])?;
+                let v = self.call(Shim::cel_rt_opt_value, &[x])?;
+                self.def(r[0], v);
+            }
+            Op::LocalGet(slot) => {
+                let var = self.local(*slot)?;
+                let v = self.b.use_var(var);
+                self.def(r[0], v);
+            }
+            Op::LocalSet(slot) => {
+                let var = self.local(*slot)?;
+                let x = self.v(a[0])?;
+                self.b.def_var(var, x);
+            }
+            Op::Own => {
+                let x = self.v(a[0])?;
+                let v = self.call(Shim::cel_rt_own, &[x])?;
+                self.def(r[0], v);
+            }
+        }
+        Ok(())
+    }
+
+    fn local(&self, slot: u32) -> Result<Variable, JitError> {
+        self.locals
+            .get(slot as usize)
+            .copied()
+            .ok_or_else(|| JitError::Codegen(format!("no local l{slot}")))
+    }
+
+    fn is_int_const(&self, v: cel_ir::Value) -> bool {
+        self.boxed_ints.contains(&v)
+    }
+
+    /// Compares two values with `cc` inline when both are `int`s, else with `slow`.
+    fn int_fast_path(
+        &mut self,
+        x: cl::Value,
+        y: cl::Value,
+        cc: IntCC,
+        slow: impl FnOnce(&mut Self) -> Result<cl::Value, JitError>,
+    ) -> Result<(cl::Value, ()), JitError> {
+        let (v, _) = self.int_fast_path_err(x, y, cc, |em| {
+            let v = slow(em)?;
+            let none = em.iconst(types::I32, 0);
+            Ok((v, none))
+        })?;
+        Ok((v, ()))
+    }
+
+    /// As [`Self::int_fast_path`], for a fallible slow path: `(bool, err)`.
+    fn int_fast_path_err(
+        &mut self,
+        x: cl::Value,
+        y: cl::Value,
+        cc: IntCC,
+        slow: impl FnOnce(&mut Self) -> Result<(cl::Value, cl::Value), JitError>,
+    ) -> Result<(cl::Value, cl::Value), JitError> {
+        let tx = self.b.ins().load(types::I8, flags(), x, VALUE_TAG);
+        let ty = self.b.ins().load(types::I8, flags(), y, VALUE_TAG);
+        let ix = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, tx, Value::TAG_INT as i64);
+        let iy = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, ty, Value::TAG_INT as i64);
+        let both = self.b.ins().band(ix, iy);
+        let fast = self.b.create_block();
+        let slow_b = self.b.create_block();
+        let join = self.b.create_block();
+        let jv = self.b.append_block_param(join, types::I8);
+        let je = self.b.append_block_param(join, types::I32);
+        self.b.set_cold_block(slow_b);
+        self.b.ins().brif(both, fast, &[], slow_b, &[]);
+        self.b.switch_to_block(fast);
+        let px = self.b.ins().load(types::I64, flags(), x, VALUE_SCALAR);
+        let py = self.b.ins().load(types::I64, flags(), y, VALUE_SCALAR);
+        let v = self.b.ins().icmp(cc, px, py);
+        let none = self.iconst(types::I32, 0);
+        self.b
+            .ins()
+            .jump(join, &[BlockArg::Value(v), BlockArg::Value(none)]);
+        self.b.switch_to_block(slow_b);
+        let (sv, se) = slow(self)?;
+        self.b
+            .ins()
+            .jump(join, &[BlockArg::Value(sv), BlockArg::Value(se)]);
+        self.b.switch_to_block(join);
+        Ok((jv, je))
+    }
+
+    fn int_arith(
+        &mut self,
+        op: ArithOp,
+        x: cl::Value,
+        y: cl::Value,
+        expr: ExprId,
+    ) -> (cl::Value, cl::Value) {
+        match op {
+            ArithOp::Add | ArithOp::Sub | ArithOp::Mul => {
+                let (v, of) = match op {
+                    ArithOp::Add => self.b.ins().sadd_overflow(x, y),
+                    ArithOp::Sub => self.b.ins().ssub_overflow(x, y),
+                    _ => self.b.ins().smul_overflow(x, y),
+                };
+                let e = self.err_if(of, ERR_INT_OVERFLOW, expr);
+                (v, e)
+            }
+            ArithOp::Div | ArithOp::Rem => {
+                // Neither a zero divisor nor `MIN / -1` may reach the instruction (both
+                // trap): they divide by 1 instead, and the error handle says what happened.
+                let zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
+                let minus_one = self.b.ins().icmp_imm_s(IntCC::Equal, y, -1);
+                let min = self.b.ins().icmp_imm_s(IntCC::Equal, x, i64::MIN);
+                let overflow = self.b.ins().band(minus_one, min);
+                let bad = self.b.ins().bor(zero, overflow);
+                let one = self.iconst(types::I64, 1);
+                let safe = self.b.ins().select(bad, one, y);
+                let v = if op == ArithOp::Div {
+                    self.b.ins().sdiv(x, safe)
+                } else {
+                    self.b.ins().srem(x, safe)
+                };
+                let zero_code = if op == ArithOp::Div {
+                    ERR_DIVIDE_BY_ZERO
+                } else {
+                    ERR_MODULUS_BY_ZERO
+                };
+                let ez = self.err_if(zero, zero_code, expr);
+                let eo = self.err_if(overflow, ERR_INT_OVERFLOW, expr);
+                let e = self.b.ins().select(zero, ez, eo);
+                (v, e)
+            }
+        }
+    }
+
+    fn uint_arith(
+        &mut self,
+        op: ArithOp,
+        x: cl::Value,
+        y: cl::Value,
+        expr: ExprId,
+    ) -> (cl::Value, cl::Value) {
+        match op {
+            ArithOp::Add | ArithOp::Sub | ArithOp::Mul => {
+                let (v, of) = match op {
+                    ArithOp::Add => self.b.ins().uadd_overflow(x, y),
+                    ArithOp::Sub => self.b.ins().usub_overflow(x, y),
+                    _ => self.b.ins().umul_overflow(x, y),
+                };
+                let e = self.err_if(of, ERR_UINT_OVERFLOW, expr);
+                (v, e)
+            }
+            ArithOp::Div | ArithOp::Rem => {
+                let zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
+                let one = self.iconst(types::I64, 1);
+                let safe = self.b.ins().select(zero, one, y);
+                let v = if op == ArithOp::Div {
+                    self.b.ins().udiv(x, safe)
+                } else {
+                    self.b.ins().urem(x, safe)
+                };
+                let code = if op == ArithOp::Div {
+                    ERR_DIVIDE_BY_ZERO
+                } else {
+                    ERR_MODULUS_BY_ZERO
+                };
+                let e = self.err_if(zero, code, expr);
+                (v, e)
+            }
+        }
+    }
+}
+
+fn int_cc(op: CmpOp, signed: bool) -> IntCC {
+    match (op, signed) {
+        (CmpOp::Eq, _) => IntCC::Equal,
+        (CmpOp::Ne, _) => IntCC::NotEqual,
+        (CmpOp::Lt, true) => IntCC::SignedLessThan,
+        (CmpOp::Le, true) => IntCC::SignedLessThanOrEqual,
+        (CmpOp::Gt, true) => IntCC::SignedGreaterThan,
+        (CmpOp::Ge, true) => IntCC::SignedGreaterThanOrEqual,
+        (CmpOp::Lt, false) => IntCC::UnsignedLessThan,
+        (CmpOp::Le, false) => IntCC::UnsignedLessThanOrEqual,
+        (CmpOp::Gt, false) => IntCC::UnsignedGreaterThan,
+        (CmpOp::Ge, false) => IntCC::UnsignedGreaterThanOrEqual,
+    }
+}
+
+fn float_cc(op: CmpOp) -> FloatCC {
+    match op {
+        CmpOp::Eq => FloatCC::Equal,
+        CmpOp::Ne => FloatCC::NotEqual,
+        CmpOp::Lt => FloatCC::LessThan,
+        CmpOp::Le => FloatCC::LessThanOrEqual,
+        CmpOp::Gt => FloatCC::GreaterThan,
+        CmpOp::Ge => FloatCC::GreaterThanOrEqual,
+    }
+}

@@ -1,0 +1,252 @@
+//! A compiled program: its own code module, the data its code points at, and the
+//! interpreter plan it falls back to.
+
+use std::mem::ManuallyDrop;
+use std::sync::{Arc, OnceLock};
+
+use cel_checker::CheckedAst;
+use cel_interp::{Evaluation, Plan, PlanEnv};
+use cel_ir::Ty;
+use cel_runtime::{Activation, Error, Value};
+use cranelift_codegen::isa::OwnedTargetIsa;
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::default_libcall_names;
+
+use crate::JitError;
+use crate::abi::{Ctx, STATUS_FALLBACK, STATUS_FATAL, State};
+use crate::emit::{INLINE_ERROR, ProgramData, emit};
+use crate::shims::Shim;
+
+/// How to compile.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct JitOptions {
+    /// Keep the Cranelift IR text of the function (for `--dump clif`).
+    pub keep_clif: bool,
+    /// Make generated code charge one cost unit too many: a deliberate fault, for the test
+    /// that proves the differential comparison with the interpreter can fail.
+    #[doc(hidden)]
+    pub inject_fault: bool,
+}
+
+/// The host's instruction set with our settings, made once per process.
+fn isa() -> Result<OwnedTargetIsa, JitError> {
+    static ISA: OnceLock<Result<OwnedTargetIsa, String>> = OnceLock::new();
+    ISA.get_or_init(|| {
+        let mut flags = settings::builder();
+        let set = |f: &mut settings::Builder, k: &str, v: &str| {
+            f.set(k, v).map_err(|e| format!("setting {k}={v}: {e}"))
+        };
+        // `JITModule` requires non-PIC code and long-range calls to its imports.
+        set(&mut flags, "is_pic", "false")?;
+        set(&mut flags, "use_colocated_libcalls", "false")?;
+        set(&mut flags, "opt_level", "speed")?;
+        // Profilers and debuggers can walk through generated frames.
+        set(&mut flags, "preserve_frame_pointers", "true")?;
+        // Argument arrays live on the stack; big ones must not step over the guard page.
+        set(&mut flags, "enable_probestack", "true")?;
+        set(&mut flags, "probestack_strategy", "inline")?;
+        let verify = if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        };
+        set(&mut flags, "enable_verifier", verify)?;
+        let builder = cranelift_native::builder().map_err(|e| format!("unsupported host: {e}"))?;
+        builder
+            .finish(settings::Flags::new(flags))
+            .map_err(|e| format!("{e}"))
+    })
+    .clone()
+    .map_err(JitError::Codegen)
+}
+
+/// The entry point of generated code.
+type Entry = unsafe extern "C" fn(*mut Ctx);
+
+/// A CEL expression compiled to native code.
+pub struct JitProgram {
+    /// The module that owns the code; freed when the program drops.
+    module: ManuallyDrop<JITModule>,
+    entry: Entry,
+    /// How the function's result is held.
+    result: Ty,
+    /// Constants and sites the code points at.
+    _data: ProgramData,
+    /// The whole expression for the interpreter: evaluations that go over their cost limit
+    /// or meet something generated code cannot express are redone by it.
+    interpreter: Arc<Plan>,
+    residuals: usize,
+    ir: Option<String>,
+    clif: Option<String>,
+}
+
+// SAFETY: `JITModule` is not `Sync` because of an internal symbol cache that is only used
+// while compiling. After `compile` returns, `&self` methods never touch the module: they
+// call `entry` (a plain function pointer into finalised, read-only code) and read `_data`,
+// which is immutable and `Sync`. The module is only used again by `Drop`, which has
+// `&mut self`.
+unsafe impl Sync for JitProgram {}
+
+impl std::fmt::Debug for JitProgram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JitProgram")
+            .field("result", &self.result)
+            .field("residuals", &self.residuals)
+            .finish_non_exhaustive()
+    }
+}
+
+impl JitProgram {
+    /// Compiles a checked expression. `interpreter` must be the interpreter's plan of the
+    /// same expression under the same environment.
+    pub fn compile(
+        checked: &CheckedAst,
+        env: &PlanEnv,
+        interpreter: Arc<Plan>,
+        options: JitOptions,
+    ) -> Result<JitProgram, JitError> {
+        let costs = cel_interp::cost_plan(checked, env);
+        let func =
+            cel_ir::compile(checked, &costs).map_err(|e| JitError::Codegen(e.to_string()))?;
+        let residuals = func.residuals().len();
+        let result = match &func.blocks.iter().find_map(|b| match &b.term {
+            Some(cel_ir::Term::Return { value, .. }) => Some(*value),
+            _ => None,
+        }) {
+            Some(v) => func.ty(*v),
+            None => return Err(JitError::Codegen("no return".into())),
+        };
+        let mut builder = JITBuilder::with_isa(isa()?, default_libcall_names());
+        // Every import is a shim of the table; nothing is looked up in the process.
+        builder.symbol_lookup_fn(Box::new(|name| Shim::by_name(name).map(|s| s.address())));
+        let mut module = JITModule::new(builder);
+        let mut data = ProgramData::default();
+        let emitted =
+            match emit(&func, checked, env, &mut module, &mut data, options).and_then(|e| {
+                module
+                    .finalize_definitions()
+                    .map_err(|err| JitError::Codegen(err.to_string()))?;
+                Ok(e)
+            }) {
+                Ok(e) => e,
+                Err(err) => {
+                    // SAFETY: no code of this module was ever called.
+                    unsafe { module.free_memory() };
+                    return Err(err);
+                }
+            };
+        let code = module.get_finalized_function(emitted.func);
+        // SAFETY: the function was generated with the signature `fn(ctx: i64)` in the
+        // platform's C calling convention and returns nothing.
+        let entry = unsafe { std::mem::transmute::<*const u8, Entry>(code) };
+        Ok(JitProgram {
+            module: ManuallyDrop::new(module),
+            entry,
+            result,
+            _data: data,
+            interpreter,
+            residuals,
+            ir: options.keep_clif.then(|| cel_ir::print(&func)),
+            clif: emitted.clif,
+        })
+    }
+
+    /// The number of subtrees left to the interpreter.
+    pub fn residuals(&self) -> usize {
+        self.residuals
+    }
+
+    /// The IR text, when compiled with [`JitOptions::keep_clif`].
+    pub fn ir_text(&self) -> Option<&str> {
+        self.ir.as_deref()
+    }
+
+    /// The Cranelift IR text, when compiled with [`JitOptions::keep_clif`].
+    pub fn clif_text(&self) -> Option<&str> {
+        self.clif.as_deref()
+    }
+
+    /// Evaluates with an optional cost limit; the same value, error and cost as the
+    /// interpreter.
+    pub fn eval(&self, activation: &dyn Activation, limit: Option<u64>) -> Evaluation {
+        let limit_i = limit.map_or(i64::MAX, |l| i64::try_from(l).unwrap_or(i64::MAX));
+        let mut st = State {
+            activation,
+            arena: Default::default(),
+            errors: Vec::new(),
+            stop: None,
+        };
+        let mut ctx = Ctx {
+            cost: 0,
+            limit: limit_i,
+            result: 0,
+            err_out: 0,
+            result_err: 0,
+            status: 0,
+            // The lifetime is erased for the C boundary; `st` outlives the call below.
+            state: (&mut st as *mut State<'_>).cast::<State<'static>>(),
+        };
+        // SAFETY: `entry` is this program's finalised function, whose module lives as long as
+        // `self`; it only reads and writes `ctx` and calls shims, which reach `st` through
+        // it. Both live on this stack frame until the call returns.
+        unsafe { (self.entry)(&mut ctx) };
+        let cost = u64::try_from(ctx.cost).unwrap_or(0);
+        match ctx.status {
+            STATUS_FATAL => {
+                return Evaluation {
+                    result: Err(st
+                        .stop
+                        .take()
+                        .unwrap_or_else(|| Error::internal("generated code stopped"))),
+                    cost,
+                };
+            }
+            STATUS_FALLBACK => return self.interpreter.eval_with_limit(activation, limit),
+            _ => {}
+        }
+        if ctx.cost > limit_i {
+            // Over the limit: the interpreter stops at the very step cel-go would, with its
+            // cost and error.
+            return self.interpreter.eval_with_limit(activation, limit);
+        }
+        let result = if ctx.result_err != 0 {
+            Err(st.take_error(ctx.result_err))
+        } else {
+            Ok(match self.result {
+                Ty::Int => Value::Int(ctx.result as i64),
+                Ty::Uint => Value::Uint(ctx.result),
+                Ty::Double => Value::Double(f64::from_bits(ctx.result)),
+                Ty::Bool => Value::Bool(ctx.result & 1 != 0),
+                // SAFETY: a `Val` result is a pointer to a live value (a constant, a variable's
+                // value or a value of the arena, which `st` still holds).
+                _ => unsafe { (*(ctx.result as usize as *const Value)).clone() },
+            })
+        };
+        Evaluation { result, cost }
+    }
+}
+
+impl State<'_> {
+    /// The error a handle stands for.
+    pub(crate) fn take_error(&mut self, h: u32) -> Error {
+        if h & INLINE_ERROR != 0 {
+            let code = i64::from((h >> 26) & 0x1f);
+            let expr = i64::from(h & ((1 << 26) - 1));
+            return crate::shims::error_of(code).at(expr);
+        }
+        let i = (h as usize).wrapping_sub(1);
+        self.errors
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| Error::internal(format!("no error with handle {h}")))
+    }
+}
+
+impl Drop for JitProgram {
+    fn drop(&mut self) {
+        // SAFETY: `drop` has `&mut self`, so no evaluation is running and none can start;
+        // the module is taken once and its code is never called again.
+        unsafe { ManuallyDrop::take(&mut self.module).free_memory() };
+    }
+}

@@ -1,0 +1,747 @@
+//! The runtime helpers generated code calls: `extern "C"` shims over the functions the
+//! interpreter uses (`cel_interp::ops`, `cel_runtime`), declared once in the [`shims!`]
+//! table, which also yields each shim's symbol name, address and Cranelift signature, so
+//! that the declaration generated code calls and the Rust function cannot drift apart.
+//!
+//! Every shim takes the evaluation's [`Ctx`] first and runs its body under `catch_unwind`:
+//! a panic becomes an internal error and stops the evaluation, and never unwinds into
+//! generated code. A fallible shim writes the error handle of its outcome to
+//! `Ctx::err_out` (0 on success); a value-returning shim always returns a valid pointer
+//! (to [`NULL_VALUE`] when it failed).
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use cel_interp::{CallCost, CallTarget, Plan, ops};
+use cel_runtime::{Error, Result, Value, compare};
+use cranelift_codegen::ir::types;
+
+use crate::abi::{AbiType, Ctx, NULL_VALUE, STATUS_FALLBACK, STATUS_FATAL, State, ValErr};
+
+/// `load.var`: a variable of the activation.
+pub(crate) struct VarSite {
+    pub name: Arc<str>,
+    pub expr: i64,
+}
+
+/// `select`, `select.opt`, `has`: a field name, with its map hash computed once.
+pub(crate) struct FieldSite {
+    pub field: Arc<str>,
+    pub hash: u64,
+    pub expr: i64,
+}
+
+/// A call: how it reaches its implementation.
+pub(crate) struct CallSite {
+    pub target: CallTarget,
+    pub expr: i64,
+}
+
+/// A call's cost rule, for costs that depend on the arguments.
+pub(crate) struct CostSite {
+    pub cost: CallCost,
+}
+
+/// `matches` with a constant pattern, compiled once.
+pub(crate) struct RegexSite {
+    pub regex: Result<Arc<regex::Regex>>,
+    pub expr: i64,
+}
+
+/// `x in [constants]`.
+pub(crate) struct SetSite {
+    pub set: Vec<Value>,
+}
+
+/// A subtree the interpreter evaluates.
+pub(crate) struct ResidualSite {
+    pub plan: Plan,
+}
+
+/// Error kinds generated code raises itself (inline arithmetic and type checks).
+pub(crate) const ERR_NO_SUCH_OVERLOAD: i64 = 0;
+pub(crate) const ERR_INT_OVERFLOW: i64 = 1;
+pub(crate) const ERR_UINT_OVERFLOW: i64 = 2;
+pub(crate) const ERR_DIVIDE_BY_ZERO: i64 = 3;
+pub(crate) const ERR_MODULUS_BY_ZERO: i64 = 4;
+pub(crate) const ERR_NAN: i64 = 5;
+
+macro_rules! abi_pointer {
+    ($($t:ty),*) => {$(
+        impl AbiType for *const $t {
+            const TYPE: types::Type = types::I64;
+            fn fallback() -> *const $t {
+                std::ptr::null()
+            }
+        }
+    )*};
+}
+
+abi_pointer!(
+    VarSite,
+    FieldSite,
+    CallSite,
+    CostSite,
+    RegexSite,
+    SetSite,
+    ResidualSite,
+    ValErr
+);
+
+impl AbiType for *const Value {
+    const TYPE: types::Type = types::I64;
+    fn fallback() -> *const Value {
+        &NULL_VALUE
+    }
+}
+
+impl AbiType for *const *const Value {
+    const TYPE: types::Type = types::I64;
+    fn fallback() -> *const *const Value {
+        std::ptr::null()
+    }
+}
+
+/// Declares the shims: for each, the `extern "C"` function (its body under [`guard`]) and a
+/// variant of [`Shim`] that knows the symbol's name, address and signature.
+macro_rules! shims {
+    ($(
+        $(#[$doc:meta])*
+        fn $name:ident($ctx:ident $(, $arg:ident: $ty:ty)*) -> $ret:ty $body:block
+    )*) => {
+        /// A runtime helper generated code can call.
+        #[allow(non_camel_case_types, reason = "variants are named as the symbols they stand for")]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub(crate) enum Shim {
+            $($(#[$doc])* $name,)*
+        }
+
+        impl Shim {
+            /// Every shim.
+            pub(crate) const ALL: &'static [Shim] = &[$(Shim::$name),*];
+
+            /// The symbol name.
+            pub(crate) fn name(self) -> &'static str {
+                match self {
+                    $(Shim::$name => stringify!($name),)*
+                }
+            }
+
+            /// The function's address.
+            pub(crate) fn address(self) -> *const u8 {
+                match self {
+                    $(Shim::$name => $name as *const u8,)*
+                }
+            }
+
+            /// Parameter types, the context first.
+            pub(crate) fn params(self) -> &'static [types::Type] {
+                match self {
+                    $(Shim::$name => &[<*mut Ctx as AbiType>::TYPE $(, <$ty as AbiType>::TYPE)*],)*
+                }
+            }
+
+            /// The result type.
+            pub(crate) fn ret(self) -> types::Type {
+                match self {
+                    $(Shim::$name => <$ret as AbiType>::TYPE,)*
+                }
+            }
+
+            /// The shim named `name`.
+            pub(crate) fn by_name(name: &str) -> Option<Shim> {
+                Shim::ALL.iter().copied().find(|s| s.name() == name)
+            }
+        }
+
+        $(
+            $(#[$doc])*
+            extern "C" fn $name($ctx: *mut Ctx $(, $arg: $ty)*) -> $ret {
+                guard($ctx, move || -> $ret { $body })
+            }
+        )*
+    };
+}
+
+/// Runs a shim's body, turning a panic into a stopped evaluation.
+#[inline]
+fn guard<R: AbiType>(ctx: *mut Ctx, body: impl FnOnce() -> R) -> R {
+    match std::panic::catch_unwind(AssertUnwindSafe(body)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a runtime helper panicked".into());
+            stop(ctx, STATUS_FATAL, Error::internal(msg));
+            R::fallback()
+        }
+    }
+}
+
+/// Stops the evaluation: the next limit check in generated code leaves it.
+fn stop(ctx: *mut Ctx, status: u32, why: Error) {
+    // SAFETY: `ctx` is the live context the entry wrapper passed to generated code, which
+    // passes it on unchanged; no Rust reference to it is held across this call.
+    unsafe {
+        (*ctx).limit = -1;
+        if (*ctx).status == 0 {
+            (*ctx).status = status;
+        }
+    }
+    let st = state(ctx);
+    if st.stop.is_none() {
+        st.stop = Some(why);
+    }
+}
+
+/// The Rust-side state of the evaluation.
+#[inline]
+fn state<'a>(ctx: *mut Ctx) -> &'a mut State<'static> {
+    // SAFETY: the entry wrapper points `state` at a `State` that outlives the call into
+    // generated code; shims run one at a time on the evaluating thread and do not keep the
+    // reference past their return.
+    unsafe { &mut *(*ctx).state }
+}
+
+/// A value generated code passes.
+#[inline]
+fn val<'a>(p: *const Value) -> &'a Value {
+    // SAFETY: generated code only holds pointers to live values: the program's constants,
+    // the activation's values, the arena's values (alive until the evaluation ends) and
+    // `NULL_VALUE`.
+    unsafe { &*p }
+}
+
+/// A site of the program (owned by the program, alive while it runs).
+#[inline]
+fn site<'a, T>(p: *const T) -> &'a T {
+    // SAFETY: sites are boxed in the compiled program, which outlives every evaluation of it;
+    // generated code embeds their addresses as constants.
+    unsafe { &*p }
+}
+
+/// Records a fallible shim's outcome.
+#[inline]
+fn set_err(ctx: *mut Ctx, handle: u32) {
+    // SAFETY: as in `stop`.
+    unsafe { (*ctx).err_out = handle }
+}
+
+/// Returns a fallible shim's value: into the arena, or the error's handle.
+#[inline]
+fn put(ctx: *mut Ctx, r: Result<Value>) -> *const Value {
+    let st = state(ctx);
+    match r {
+        Ok(v) => {
+            set_err(ctx, 0);
+            st.arena.alloc(v)
+        }
+        Err(e) => {
+            let h = st.error(e);
+            set_err(ctx, h);
+            &NULL_VALUE
+        }
+    }
+}
+
+/// Returns a fallible shim's boolean (as 0 or 1).
+#[inline]
+fn put_bool(ctx: *mut Ctx, r: Result<Value>) -> i64 {
+    match r {
+        Ok(Value::Bool(b)) => {
+            set_err(ctx, 0);
+            b as i64
+        }
+        Ok(other) => {
+            let h = state(ctx).error(Error::internal(format!(
+                "expected a bool, got {}",
+                other.type_name()
+            )));
+            set_err(ctx, h);
+            0
+        }
+        Err(e) => {
+            let h = state(ctx).error(e);
+            set_err(ctx, h);
+            0
+        }
+    }
+}
+
+/// A value of the arena that may be updated in place: the value itself when the arena holds
+/// it, else a copy moved into the arena (a constant or a variable is never written).
+#[inline]
+fn owned<'a>(ctx: *mut Ctx, p: *const Value) -> (*mut Value, &'a mut Value) {
+    let st = state(ctx);
+    let p = if st.arena.owns(p) {
+        p.cast_mut()
+    } else {
+        st.arena.alloc(val(p).clone())
+    };
+    // SAFETY: `p` is a value of this evaluation's arena. Generated code hands a value to an
+    // in-place update only as the sole holder of it (a fresh list or map being built, or an
+    // accumulator, which the lowering gives storage of its own), so no other reference to
+    // it is in use while it is written.
+    (p, unsafe { &mut *p })
+}
+
+pub(crate) fn error_of(code: i64) -> Error {
+    match code {
+        ERR_INT_OVERFLOW => cel_runtime::arith::int_overflow(),
+        ERR_UINT_OVERFLOW => cel_runtime::arith::uint_overflow(),
+        ERR_DIVIDE_BY_ZERO => cel_runtime::arith::division_by_zero(),
+        ERR_MODULUS_BY_ZERO => cel_runtime::arith::modulus_by_zero(),
+        ERR_NAN => compare::nan_error(),
+        _ => Error::no_such_overload(),
+    }
+}
+
+/// The value of a `(value, err)` pair as the interpreter passes it to a cost rule: null
+/// for an argument that failed.
+fn arg_value(ctx: *mut Ctx, pair: &ValErr) -> Value {
+    let _ = ctx;
+    if pair.err != 0 {
+        Value::Null
+    } else {
+        val(pair.value).clone()
+    }
+}
+
+shims! {
+    /// A variable: read in place when the activation stores it.
+    fn cel_rt_load_var(ctx, site_ptr: *const VarSite) -> *const Value {
+        let s = site(site_ptr);
+        let st = state(ctx);
+        if let Some(v) = st.activation.resolve_ref(&s.name) {
+            set_err(ctx, 0);
+            return v as *const Value;
+        }
+        let r = st
+            .activation
+            .resolve(&s.name)
+            .ok_or_else(|| Error::no_such_attribute(&s.name).at(s.expr));
+        put(ctx, r)
+    }
+
+    /// An `int` as a value.
+    fn cel_rt_box_int(ctx, x: i64) -> *const Value {
+        state(ctx).arena.alloc(Value::Int(x))
+    }
+
+    /// A `uint` as a value.
+    fn cel_rt_box_uint(ctx, x: u64) -> *const Value {
+        state(ctx).arena.alloc(Value::Uint(x))
+    }
+
+    /// A `double` as a value.
+    fn cel_rt_box_double(ctx, x: f64) -> *const Value {
+        state(ctx).arena.alloc(Value::Double(x))
+    }
+
+    /// A `bool` (0 or 1) as a value.
+    fn cel_rt_box_bool(ctx, x: i64) -> *const Value {
+        state(ctx).arena.alloc(Value::Bool(x != 0))
+    }
+
+    /// An error raised by generated code (`ERR_*`), attached to an expression: its handle.
+    fn cel_rt_error(ctx, code: i64, expr: i64) -> u32 {
+        state(ctx).error(error_of(code).at(expr))
+    }
+
+    /// `v.field`: a map's entry in place, anything else through `ops::select`.
+    fn cel_rt_select(ctx, v: *const Value, site_ptr: *const FieldSite) -> *const Value {
+        let s = site(site_ptr);
+        let v = val(v);
+        if let Some(x) = ops::select_ref(v, &s.field, s.hash) {
+            set_err(ctx, 0);
+            return x as *const Value;
+        }
+        put(ctx, ops::select(v, &s.field).map_err(|e| e.at(s.expr)))
+    }
+
+    /// `v.?field`.
+    fn cel_rt_opt_select(ctx, v: *const Value, site_ptr: *const FieldSite) -> *const Value {
+        let s = site(site_ptr);
+        put(ctx, ops::opt_select(val(v), &s.field).map_err(|e| e.at(s.expr)))
+    }
+
+    /// `has(v.field)`.
+    fn cel_rt_has(ctx, v: *const Value, site_ptr: *const FieldSite) -> i64 {
+        let s = site(site_ptr);
+        put_bool(ctx, ops::has_field(val(v), &s.field).map_err(|e| e.at(s.expr)))
+    }
+
+    /// `v[i]`.
+    fn cel_rt_index(ctx, v: *const Value, i: *const Value, expr: i64) -> *const Value {
+        put(ctx, ops::index_value(val(v), val(i)).map_err(|e| e.at(expr)))
+    }
+
+    /// `v[?i]`.
+    fn cel_rt_opt_index(ctx, v: *const Value, i: *const Value, expr: i64) -> *const Value {
+        put(ctx, ops::opt_index(val(v), val(i)).map_err(|e| e.at(expr)))
+    }
+
+    /// A call with one argument.
+    fn cel_rt_call1(ctx, site_ptr: *const CallSite, a: *const Value) -> *const Value {
+        let s = site(site_ptr);
+        put(ctx, s.target.call(&[val(a).clone()]).map_err(|e| e.at(s.expr)))
+    }
+
+    /// A call with two arguments (receiver first).
+    fn cel_rt_call2(ctx, site_ptr: *const CallSite, a: *const Value, b: *const Value) -> *const Value {
+        let s = site(site_ptr);
+        put(
+            ctx,
+            s.target
+                .call(&[val(a).clone(), val(b).clone()])
+                .map_err(|e| e.at(s.expr)),
+        )
+    }
+
+    /// A call with three arguments.
+    fn cel_rt_call3(
+        ctx,
+        site_ptr: *const CallSite,
+        a: *const Value,
+        b: *const Value,
+        c: *const Value
+    ) -> *const Value {
+        let s = site(site_ptr);
+        put(
+            ctx,
+            s.target
+                .call(&[val(a).clone(), val(b).clone(), val(c).clone()])
+                .map_err(|e| e.at(s.expr)),
+        )
+    }
+
+    /// A call with any number of arguments, passed as an array of value pointers.
+    fn cel_rt_calln(ctx, site_ptr: *const CallSite, argv: *const *const Value, n: i64) -> *const Value {
+        let s = site(site_ptr);
+        let args = values(argv, n);
+        put(ctx, s.target.call(&args).map_err(|e| e.at(s.expr)))
+    }
+
+    /// `s.matches(re)` with a pattern compiled when the program was.
+    fn cel_rt_matches(ctx, s: *const Value, site_ptr: *const RegexSite) -> i64 {
+        let site = site(site_ptr);
+        let r = match (val(s), &site.regex) {
+            (Value::String(s), Ok(re)) => Ok(Value::Bool(cel_runtime::regex::is_match(re, s))),
+            (Value::String(_), Err(e)) => Err(e.clone()),
+            _ => Err(Error::no_such_overload().at(site.expr)),
+        };
+        put_bool(ctx, r)
+    }
+
+    /// CEL equality (0 or 1).
+    fn cel_rt_val_eq(ctx, a: *const Value, b: *const Value) -> i64 {
+        let _ = ctx;
+        compare::equals(val(a), val(b)) as i64
+    }
+
+    /// An ordering, through the call's own dispatch.
+    fn cel_rt_val_cmp(ctx, site_ptr: *const CallSite, a: *const Value, b: *const Value) -> i64 {
+        let s = site(site_ptr);
+        put_bool(
+            ctx,
+            s.target
+                .call(&[val(a).clone(), val(b).clone()])
+                .map_err(|e| e.at(s.expr)),
+        )
+    }
+
+    /// A new list of the given elements.
+    fn cel_rt_make_list(ctx, argv: *const *const Value, n: i64) -> *const Value {
+        let items = values(argv, n);
+        state(ctx).arena.alloc(Value::list(items))
+    }
+
+    /// Adds an optional element to a list being built.
+    fn cel_rt_list_push_opt(ctx, list: *const Value, v: *const Value, expr: i64) -> *const Value {
+        let (p, l) = owned(ctx, list);
+        let r = match l {
+            Value::List(items) => {
+                ops::list_element(&mut Arc::make_mut(items).items, val(v).clone(), true, expr)
+            }
+            _ => Err(Error::internal("list.push.opt on a value that is not a list")),
+        };
+        match r {
+            Ok(()) => set_err(ctx, 0),
+            Err(e) => {
+                let h = state(ctx).error(e);
+                set_err(ctx, h);
+            }
+        }
+        p
+    }
+
+    /// `acc + [v]` in place.
+    fn cel_rt_list_append(ctx, list: *const Value, v: *const Value) -> *const Value {
+        let (p, l) = owned(ctx, list);
+        match l {
+            Value::List(items) => Arc::make_mut(items).items.push(val(v).clone()),
+            _ => stop(ctx, STATUS_FALLBACK, Error::internal("an accumulator that is not a list")),
+        }
+        p
+    }
+
+    /// A new empty map.
+    fn cel_rt_map_new(ctx) -> *const Value {
+        state(ctx).arena.alloc(Value::Map(Arc::new(cel_runtime::MapValue::new())))
+    }
+
+    /// Adds an entry to a map being built (`optional` is 0 or 1).
+    fn cel_rt_map_entry(
+        ctx,
+        map: *const Value,
+        k: *const Value,
+        v: *const Value,
+        optional: i64,
+        expr: i64
+    ) -> *const Value {
+        let (p, m) = owned(ctx, map);
+        let r = match m {
+            Value::Map(m) => {
+                ops::map_entry(Arc::make_mut(m), val(k), val(v).clone(), optional != 0, expr)
+            }
+            _ => Err(Error::internal("map.entry on a value that is not a map")),
+        };
+        match r {
+            Ok(()) => set_err(ctx, 0),
+            Err(e) => {
+                let h = state(ctx).error(e);
+                set_err(ctx, h);
+            }
+        }
+        p
+    }
+
+    /// The number of iterations over a comprehension's range.
+    fn cel_rt_iter_len(ctx, range: *const Value, expr: i64) -> i64 {
+        match val(range) {
+            Value::List(l) => {
+                set_err(ctx, 0);
+                l.len() as i64
+            }
+            Value::Map(m) => {
+                set_err(ctx, 0);
+                m.len() as i64
+            }
+            other => {
+                let e = Error::new(format!(
+                    "expression of type '{}' cannot be range of a comprehension (must be list, map, or dynamic)",
+                    other.type_name()
+                ))
+                .at(expr);
+                let h = state(ctx).error(e);
+                set_err(ctx, h);
+                0
+            }
+        }
+    }
+
+    /// The first iteration variable for iteration `i`: a list's element (its index with
+    /// two variables), a map's key.
+    fn cel_rt_iter_key(ctx, range: *const Value, i: i64, two_var: i64) -> *const Value {
+        let idx = usize::try_from(i).unwrap_or(usize::MAX);
+        match val(range) {
+            Value::List(l) if two_var != 0 => state(ctx).arena.alloc(Value::Int(i)),
+            Value::List(l) => match l.get(idx) {
+                Some(x) => x as *const Value,
+                None => &NULL_VALUE,
+            },
+            Value::Map(m) => match m.get_index(idx) {
+                Some((k, _)) => state(ctx).arena.alloc(k.to_value()),
+                None => &NULL_VALUE,
+            },
+            _ => &NULL_VALUE,
+        }
+    }
+
+    /// The second iteration variable for iteration `i`: a list's element, a map's value.
+    fn cel_rt_iter_value(ctx, range: *const Value, i: i64) -> *const Value {
+        let _ = ctx;
+        let idx = usize::try_from(i).unwrap_or(usize::MAX);
+        let found = match val(range) {
+            Value::List(l) => l.get(idx),
+            Value::Map(m) => m.get_index(idx).map(|(_, v)| v),
+            _ => None,
+        };
+        found.map(|x| x as *const Value).unwrap_or(&NULL_VALUE)
+    }
+
+    /// `cel.@mapInsert(acc, k, v)` in place.
+    fn cel_rt_map_insert(ctx, acc: *const Value, k: *const Value, v: *const Value, expr: i64) -> *const Value {
+        let (p, slot) = owned(ctx, acc);
+        let taken = std::mem::replace(slot, Value::Null);
+        match ops::map_insert(expr, Ok(taken), Some(val(k).clone()), Ok(val(v).clone())) {
+            Ok(m) => {
+                *slot = m;
+                set_err(ctx, 0);
+                p
+            }
+            Err(e) => {
+                let h = state(ctx).error(e);
+                set_err(ctx, h);
+                &NULL_VALUE
+            }
+        }
+    }
+
+    /// `cel.@mapInsert(acc, m)` in place.
+    fn cel_rt_map_merge(ctx, acc: *const Value, m: *const Value, expr: i64) -> *const Value {
+        let (p, slot) = owned(ctx, acc);
+        let taken = std::mem::replace(slot, Value::Null);
+        match ops::map_insert(expr, Ok(taken), None, Ok(val(m).clone())) {
+            Ok(m) => {
+                *slot = m;
+                set_err(ctx, 0);
+                p
+            }
+            Err(e) => {
+                let h = state(ctx).error(e);
+                set_err(ctx, h);
+                &NULL_VALUE
+            }
+        }
+    }
+
+    /// `x in [constants]`.
+    fn cel_rt_in_set(ctx, v: *const Value, site_ptr: *const SetSite) -> i64 {
+        let _ = ctx;
+        let v = val(v);
+        site(site_ptr).set.iter().any(|s| compare::equals(v, s)) as i64
+    }
+
+    /// The cost of a call from its arguments and result (`n` pairs, the result last).
+    fn cel_rt_charge_call(ctx, site_ptr: *const CostSite, pairs: *const ValErr, n: i64) -> i64 {
+        let s = site(site_ptr);
+        let n = usize::try_from(n).unwrap_or(0);
+        // SAFETY: generated code passes a stack array of `n` initialised pairs.
+        let pairs = unsafe { std::slice::from_raw_parts(pairs, n) };
+        let (result, args) = match pairs.split_last() {
+            Some(x) => x,
+            None => return 0,
+        };
+        let args: Vec<Value> = args.iter().map(|p| arg_value(ctx, p)).collect();
+        let result = if result.err != 0 {
+            Err(state(ctx).take_error(result.err as u32))
+        } else {
+            Ok(val(result.value).clone())
+        };
+        let c = s.cost.compute(&args, &result);
+        // Costs beyond 2^62 are all "over any limit"; keeping them there leaves the running
+        // total far from overflow.
+        i64::try_from(c).unwrap_or(i64::MAX).min(1 << 62)
+    }
+
+    /// A subtree evaluated by the interpreter, charged against the same budget.
+    fn cel_rt_residual(ctx, site_ptr: *const ResidualSite) -> *const Value {
+        let s = site(site_ptr);
+        // SAFETY: as in `stop`.
+        let (cost, limit) = unsafe { ((*ctx).cost, (*ctx).limit) };
+        let remaining = if limit == i64::MAX {
+            None
+        } else {
+            Some(u64::try_from(limit.saturating_sub(cost)).unwrap_or(0))
+        };
+        let st = state(ctx);
+        let ev = s.plan.eval_with_limit(st.activation, remaining);
+        let spent = i64::try_from(ev.cost).unwrap_or(i64::MAX).min(1 << 62);
+        // SAFETY: as in `stop`.
+        unsafe { (*ctx).cost = cost.saturating_add(spent) };
+        match ev.result {
+            Err(e) if !e.is_absorbable() => {
+                // Over the limit (or cancelled): the interpreter redoes the whole evaluation
+                // for the exact figure.
+                stop(ctx, STATUS_FALLBACK, e);
+                set_err(ctx, 0);
+                &NULL_VALUE
+            }
+            r => put(ctx, r),
+        }
+    }
+
+    /// Whether a value is a present optional (0 or 1); an error for a value that is not
+    /// an optional.
+    fn cel_rt_opt_has_value(ctx, v: *const Value, expr: i64) -> i64 {
+        match val(v) {
+            Value::Optional(o) => {
+                set_err(ctx, 0);
+                o.is_some() as i64
+            }
+            _ => {
+                let h = state(ctx).error(Error::no_such_overload().at(expr));
+                set_err(ctx, h);
+                0
+            }
+        }
+    }
+
+    /// The value inside a present optional.
+    fn cel_rt_opt_value(ctx, v: *const Value) -> *const Value {
+        let _ = ctx;
+        match val(v) {
+            Value::Optional(Some(inner)) => Arc::as_ptr(inner),
+            _ => &NULL_VALUE,
+        }
+    }
+
+    /// A copy of a value in storage of its own.
+    fn cel_rt_own(ctx, v: *const Value) -> *const Value {
+        state(ctx).arena.alloc(val(v).clone())
+    }
+}
+
+/// Clones `n` values from an array of pointers.
+fn values(argv: *const *const Value, n: i64) -> Vec<Value> {
+    let n = usize::try_from(n).unwrap_or(0);
+    if n == 0 {
+        return Vec::new();
+    }
+    // SAFETY: generated code passes a stack array of `n` value pointers.
+    let ptrs = unsafe { std::slice::from_raw_parts(argv, n) };
+    ptrs.iter().map(|p| val(*p).clone()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shim_is_named_after_its_symbol() {
+        for s in Shim::ALL {
+            assert!(s.name().starts_with("cel_rt_"), "{}", s.name());
+            assert_eq!(Shim::by_name(s.name()), Some(*s));
+            assert!(!s.address().is_null());
+            assert_eq!(s.params()[0], types::I64, "the context comes first");
+        }
+    }
+
+    #[test]
+    fn a_panicking_body_stops_the_evaluation() {
+        let activation = cel_runtime::EmptyActivation;
+        let mut st = State {
+            activation: &activation,
+            arena: Default::default(),
+            errors: Vec::new(),
+            stop: None,
+        };
+        let mut ctx = Ctx {
+            cost: 0,
+            limit: i64::MAX,
+            result: 0,
+            err_out: 0,
+            result_err: 0,
+            status: 0,
+            state: (&mut st as *mut State<'_>).cast(),
+        };
+        let r: i64 = guard(&mut ctx, || panic!("boom"));
+        assert_eq!(r, 0);
+        assert_eq!(ctx.status, STATUS_FATAL);
+        assert_eq!(ctx.limit, -1);
+        assert!(st.stop.as_ref().unwrap().to_string().contains("boom"));
+    }
+}

@@ -1,0 +1,226 @@
+//! The JIT against the interpreter on hand-picked expressions: values, errors and costs must
+//! be the same. (The whole conformance suite and the random expressions run in `spec-tests`.)
+
+use celerity::{Backend, Env, MapActivation, Program, ProgramOptions, Type, Value};
+
+fn env() -> Env {
+    Env::builder()
+        .variable("x", Type::Int)
+        .variable("y", Type::Int)
+        .variable("u", Type::Uint)
+        .variable("d", Type::Double)
+        .variable("s", Type::String)
+        .variable("b", Type::Bool)
+        .variable("l", Type::list(Type::Int))
+        .variable("m", Type::map(Type::String, Type::Dyn))
+        .variable("self", Type::Dyn)
+        .all_extension_libraries()
+        .build()
+}
+
+fn vars() -> MapActivation {
+    let obj = celerity::value_from_json(&serde_json::json!({
+        "minReplicas": 1, "replicas": 3, "maxReplicas": 5,
+        "metadata": {"name": "singleton"},
+        "widgets": [{"key": "a", "foo": 20}, {"key": "x", "foo": 3}],
+        "names": ["a", "b"],
+    }))
+    .unwrap();
+    MapActivation::new()
+        .with("x", 7i64)
+        .with("y", 5i64)
+        .with("u", Value::Uint(3))
+        .with("d", Value::Double(2.5))
+        .with("s", "hello")
+        .with("b", true)
+        .with(
+            "l",
+            Value::list(vec![Value::Int(1), Value::Int(2), Value::Int(3)]),
+        )
+        .with(
+            "m",
+            celerity::value_from_json(&serde_json::json!({"a": 1, "b": "two"})).unwrap(),
+        )
+        .with("self", obj)
+}
+
+fn programs(env: &Env, expr: &str) -> (Program, Program) {
+    let ast = env.compile(expr).unwrap_or_else(|e| panic!("{expr}: {e}"));
+    let interp = env
+        .program_with(
+            &ast,
+            ProgramOptions {
+                backend: Backend::Interpreter,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let jit = env
+        .program_with(
+            &ast,
+            ProgramOptions {
+                backend: Backend::Jit,
+                ..Default::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{expr}: {e}"));
+    assert_eq!(jit.backend(), Backend::Jit);
+    (interp, jit)
+}
+
+fn outcome(p: &Program, vars: &MapActivation) -> String {
+    let (r, d) = p.eval_details(vars);
+    let r = match r {
+        Ok(v) => format!("{} : {}", celerity::to_cel_literal(&v), v.type_name()),
+        Err(e) => format!("error {:?} at {}: {}", e.kind, e.expr_id, e.message),
+    };
+    format!("{r} (cost {})", d.actual_cost)
+}
+
+const EXPRS: &[&str] = &[
+    "true",
+    "1 + 2",
+    "x + y * 3 - x / 2 > 10",
+    "(x + y) * 3 - x / 2 > 10",
+    "x / 0",
+    "x % 0",
+    "-9223372036854775807 - x",
+    "9223372036854775807 + x",
+    "u - 4u",
+    "u * 2u",
+    "d * 2.0 < 6.0",
+    "d / 0.0",
+    "s + ' world' == 'hello world'",
+    "s.startsWith('he')",
+    "s.size() + 1",
+    "l.size() == 3",
+    "l.all(i, i > 0)",
+    "l.exists(i, i == 2)",
+    "l.exists_one(i, i > 1)",
+    "l.map(i, i * i)",
+    "l.filter(i, i % 2 == 1)",
+    "l.map(i, i * i).filter(i, i % 2 == 1).size() == 2",
+    "[1, 2, 3, 4, 5].map(x, x * x).filter(x, x % 2 == 1).size() == 3",
+    "m.a == 1",
+    "m.c",
+    "has(m.a) && !has(m.z)",
+    "m['b']",
+    "'a' in m",
+    "self.minReplicas <= self.replicas && self.replicas <= self.maxReplicas",
+    "self.metadata.name == 'singleton'",
+    "self.widgets.exists(w, w.key == 'x' && w.foo < 10)",
+    "self.names.all(n, n.matches('^[a-z]$'))",
+    "self.nope || true",
+    "self.nope && false",
+    "false && self.nope",
+    "self.nope || self.other",
+    "b ? x : y",
+    "x > 100 ? 'big' : 'small'",
+    "{'k': x, 'j': [y, s]}",
+    "[x, y, u]",
+    "dyn(x) == dyn(7u)",
+    "dyn(1) < 2.5",
+    "x in [1, 7, 9]",
+    "s in ['a', 'hello']",
+    "optional.of(x).orValue(0)",
+    "m.?c.orValue('none')",
+    "[?optional.none(), ?optional.of(1)]",
+    "cel.bind(z, x * 2, z + z)",
+    "l.transformList(i, v, i + v)",
+    "m.transformMap(k, v, k)",
+    "int('12') + 1",
+    "string(x) + s",
+    "timestamp('2024-01-01T00:00:00Z') + duration('1h')",
+    "type(x) == int",
+    "[1, 2] + [3]",
+    "{1: 2}.map(k, k)",
+    "l.map(i, l.map(j, i * j))",
+    "l.all(i, i / (i - 2) > 0)",
+    "l.exists(i, i / (i - 2) > 0)",
+    "dyn(x).size()",
+    "1 / 0 > 1 || true",
+    "!(x == 7)",
+    "-x",
+    "-d",
+    "d == d",
+    "0.0 / 0.0 < 1.0",
+    "sets.contains([1, 2, 3], [2])",
+    "'abc'.upperAscii()",
+];
+
+#[test]
+fn jit_agrees_with_the_interpreter() {
+    let env = env();
+    let vars = vars();
+    let mut failures = Vec::new();
+    for expr in EXPRS {
+        let (i, j) = programs(&env, expr);
+        let (a, b) = (outcome(&i, &vars), outcome(&j, &vars));
+        if a != b {
+            failures.push(format!("{expr}\n  interpreter: {a}\n  jit:         {b}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} disagreements:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn cost_limits_stop_both_backends_at_the_same_step() {
+    let env = env();
+    let vars = vars();
+    for expr in [
+        "l.map(i, l.map(j, i * j))",
+        "self.widgets.exists(w, w.key == 'x' && w.foo < 10)",
+        "s + s + s",
+    ] {
+        let (i, j) = programs(&env, expr);
+        for limit in 0..40u64 {
+            let (i, j) = (
+                i.clone().with_cost_limit(Some(limit)),
+                j.clone().with_cost_limit(Some(limit)),
+            );
+            assert_eq!(
+                outcome(&i, &vars),
+                outcome(&j, &vars),
+                "{expr} with limit {limit}"
+            );
+        }
+    }
+}
+
+#[test]
+fn programs_evaluate_from_many_threads() {
+    let env = env();
+    let (_, j) = programs(
+        &env,
+        "self.widgets.exists(w, w.key == 'x' && w.foo < 10) && s.size() == 5",
+    );
+    let vars = vars();
+    std::thread::scope(|sc| {
+        for _ in 0..4 {
+            sc.spawn(|| {
+                for _ in 0..2000 {
+                    assert_eq!(j.eval(&vars).unwrap(), Value::Bool(true));
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn auto_compiles_after_repeated_evaluations() {
+    let env = env();
+    let ast = env.compile("x + y").unwrap();
+    let p = env.program(&ast).unwrap();
+    let vars = vars();
+    assert_eq!(p.backend(), Backend::Interpreter);
+    for _ in 0..Backend::AUTO_JIT_AFTER {
+        assert_eq!(p.eval(&vars).unwrap(), Value::Int(12));
+    }
+    assert_eq!(p.backend(), Backend::Jit);
+    assert_eq!(p.eval(&vars).unwrap(), Value::Int(12));
+}
