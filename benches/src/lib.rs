@@ -1,1 +1,115 @@
-//! Benchmarks live in `benches/`.
+//! The benchmark cases (`cases.json`, vendored from the project's shared benchmark data) and
+//! how each is set up: Kubernetes' environment options (cost tracking on, `OptOptimize`,
+//! cross-type comparisons, the per-call limit of 1,000,000), variables declared from their
+//! JSON values (objects are `map(string, dyn)`, arrays `list(dyn)`), bound once.
+//!
+//! The criterion benchmarks are in `benches/engines.rs`; `tests/cases.rs` checks that every
+//! case gives the expected value and cel-go's cost on both backends; the `bench-table`
+//! binary turns criterion's results into the README's table. Nothing here is a timed test.
+
+use celerity::{Backend, Env, EnvOptions, MapActivation, Program, ProgramOptions, Type, Value};
+
+/// The vendored case file.
+pub const CASES_JSON: &str = include_str!("../cases.json");
+
+/// One benchmark case.
+#[derive(Clone, Debug)]
+pub struct BenchCase {
+    /// The case's name (`replicas_range`).
+    pub name: String,
+    /// The CEL expression.
+    pub expr: String,
+    /// The variables, as JSON.
+    pub vars: serde_json::Map<String, serde_json::Value>,
+    /// The expected result (every case is `true`).
+    pub expected: serde_json::Value,
+}
+
+/// The baseline and the cases, in the file's order.
+pub fn cases() -> Vec<BenchCase> {
+    let json: serde_json::Value = serde_json::from_str(CASES_JSON).expect("cases.json is JSON");
+    let one = |c: &serde_json::Value| BenchCase {
+        name: c["name"].as_str().unwrap_or_default().to_string(),
+        expr: c["expr"].as_str().unwrap_or_default().to_string(),
+        vars: c["vars"].as_object().cloned().unwrap_or_default(),
+        expected: c["expected"].clone(),
+    };
+    let mut out = vec![one(&json["baseline"])];
+    if let Some(cases) = json["cases"].as_array() {
+        out.extend(cases.iter().map(one));
+    }
+    out
+}
+
+/// The run-time cost of each case under cel-go v0.29.2's Kubernetes settings, from
+/// `performance-targets.md` (the baseline costs nothing).
+pub fn cel_go_cost(name: &str) -> Option<u64> {
+    Some(match name {
+        "baseline_true" => 0,
+        "replicas_range" => 10,
+        "map_key_in" => 3,
+        "xor_list_empty" => 9,
+        "envars_filter_all_matches" => 55,
+        "starts_with" => 3,
+        "widgets_exists" => 146,
+        "field_eq" => 4,
+        "sets_disjoint_50x50" => 403,
+        "names_match_details_100" => 710,
+        "map_keys_all_matches_100" => 703,
+        "list_map_filter_literal" => 133,
+        "int_arith" => 8,
+        "string_concat_eq" => 7,
+        _ => return None,
+    })
+}
+
+/// The CEL type a JSON value gets.
+fn type_of(v: &serde_json::Value) -> Type {
+    match v {
+        serde_json::Value::Bool(_) => Type::Bool,
+        serde_json::Value::Number(n) if n.is_i64() => Type::Int,
+        serde_json::Value::Number(_) => Type::Double,
+        serde_json::Value::String(_) => Type::String,
+        serde_json::Value::Array(_) => Type::list(Type::Dyn),
+        serde_json::Value::Object(_) => Type::map(Type::String, Type::Dyn),
+        serde_json::Value::Null => Type::Null,
+    }
+}
+
+/// The environment of a case: Kubernetes' options and the case's variables.
+pub fn env(case: &BenchCase) -> Env {
+    let mut b = Env::builder().options(EnvOptions::kubernetes());
+    for (name, v) in &case.vars {
+        b = b.variable(name, type_of(v));
+    }
+    b.build()
+}
+
+/// The case's variables, bound once.
+pub fn activation(case: &BenchCase) -> MapActivation {
+    let mut act = MapActivation::new();
+    for (name, v) in &case.vars {
+        let value = celerity::value_from_json(v).expect("case variables convert");
+        act.bind(name.as_str(), value);
+    }
+    act
+}
+
+/// Parses, checks and makes the program of a case for a backend.
+pub fn program(env: &Env, case: &BenchCase, backend: Backend, track_cost: bool) -> Program {
+    let ast = env
+        .compile(&case.expr)
+        .expect("benchmark expressions compile");
+    let options = ProgramOptions {
+        backend,
+        track_cost,
+        ..ProgramOptions::default()
+    };
+    env.program_with(&ast, options)
+        .expect("benchmark programs build")
+}
+
+/// The expected value as a CEL value.
+pub fn expected(case: &BenchCase) -> Value {
+    celerity::value_from_json(&case.expected).expect("expected values convert")
+}

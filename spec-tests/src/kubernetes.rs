@@ -488,11 +488,33 @@ fn run(c: &Case) -> (Status, CostCheck) {
         }
         (Ok(ast), _) => ast,
     };
-    let program = match env.program(&ast) {
+    // Every case runs on both backends, which must agree on the value, the error and the
+    // cost; the interpreter's result is then compared with the expectation.
+    let program_for = |backend| {
+        env.program_with(
+            &ast,
+            celerity::ProgramOptions {
+                backend,
+                ..Default::default()
+            },
+        )
+    };
+    let program = match program_for(celerity::Backend::Interpreter) {
         Ok(p) => p,
         Err(issues) => return (fail("program", issues.to_string()), costs),
     };
     let (result, details) = program.eval_details(&act);
+    let jit = match program_for(celerity::Backend::Jit) {
+        Ok(p) => p,
+        Err(issues) => return (fail("jit", issues.to_string()), costs),
+    };
+    let (jit_result, jit_details) = jit.eval_details(&act);
+    if let Some(diff) = crate::stages::differential(
+        (&result, details.actual_cost),
+        (&jit_result, jit_details.actual_cost),
+    ) {
+        return (fail("jit", diff), costs);
+    }
     let outcome = match (&c.expect, result) {
         (Expect::Error(want), Err(e)) if e.message.contains(want.as_str()) => Ok(()),
         (Expect::Error(want), Err(e)) => {

@@ -111,3 +111,97 @@ fn markdown_table(json: &serde_json::Value) -> String {
     }
     out
 }
+
+/// The JIT backend on the whole corpus: every case that is evaluated runs through both
+/// backends, and a disagreement on the value, the error or the cost fails the case, which
+/// is not on the known-failures list, so the run fails.
+#[test]
+fn jit_backend_agrees_with_the_interpreter_on_every_case() {
+    if common::spec_dir_or_skip("jit_backend_agrees_with_the_interpreter_on_every_case").is_none() {
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_spec-tests"))
+        .args(["--backend", "jit"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("backends disagree"), "{stdout}");
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+}
+
+/// The comparison can fail: with a fault compiled into native code (one cost unit too many),
+/// every evaluated case disagrees and the run fails.
+#[test]
+fn an_injected_jit_fault_is_reported() {
+    if common::spec_dir_or_skip("an_injected_jit_fault_is_reported").is_none() {
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_spec-tests"))
+        .args(["--backend", "faulty-jit", "--file", "basic"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_ne!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("backends disagree"), "{stdout}");
+}
+
+const RESIDUALS_START: &str = "<!-- residuals:start -->";
+const RESIDUALS_END: &str = "<!-- residuals:end -->";
+
+/// How many checked conformance expressions compile to native code with no subtree left to
+/// the interpreter; the README states it (`UPDATE_README=1` rewrites it).
+#[test]
+fn residual_count_in_readme() {
+    use celerity::{Backend, ProgramOptions};
+    let Some(dir) = common::spec_dir_or_skip("residual_count_in_readme") else {
+        return;
+    };
+    let corpus = spec_tests::Corpus::load(&dir).unwrap();
+    let (mut compiled, mut without, mut residual_exprs) = (0usize, 0usize, Vec::new());
+    for case in corpus.cases() {
+        if case.disable_check {
+            continue;
+        }
+        let Ok(env) = spec_tests::stages::case_env(case) else {
+            continue;
+        };
+        let Ok(ast) = env.compile(&case.expr) else {
+            continue;
+        };
+        let options = ProgramOptions {
+            backend: Backend::Jit,
+            ..Default::default()
+        };
+        let Ok(program) = env.program_with(&ast, options) else {
+            continue;
+        };
+        compiled += 1;
+        match program.residuals() {
+            Some(0) => without += 1,
+            _ => residual_exprs.push(case.expr.clone()),
+        }
+    }
+    let text = format!(
+        "\n{without} of the {compiled} conformance expressions that type-check compile to native code with no \
+         subtree left to the interpreter; the other {} contain message literals (protobuf messages are \
+         evaluated by the interpreter).\n",
+        compiled - without
+    );
+    // Every residual is a message literal.
+    for e in &residual_exprs {
+        assert!(e.contains('{') && e.chars().any(|c| c.is_ascii_uppercase()), "unexpected residual in {e}");
+    }
+    let readme_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    let readme = std::fs::read_to_string(&readme_path).unwrap();
+    let (Some(s), Some(e)) = (readme.find(RESIDUALS_START), readme.find(RESIDUALS_END)) else {
+        panic!("README.md lacks the residuals markers");
+    };
+    if readme[s + RESIDUALS_START.len()..e] != text {
+        if std::env::var("UPDATE_README").is_ok_and(|v| v == "1") {
+            let updated = format!("{}{text}{}", &readme[..s + RESIDUALS_START.len()], &readme[e..]);
+            std::fs::write(&readme_path, updated).unwrap();
+        } else {
+            panic!("README.md's residual count is out of date; rerun with UPDATE_README=1.\nMeasured:{text}");
+        }
+    }
+}

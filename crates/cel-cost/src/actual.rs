@@ -6,6 +6,85 @@
 
 use crate::{REGEX_STRING_LENGTH_COST_FACTOR, STRING_TRAVERSAL_COST_FACTOR, ceil_factor};
 
+/// A built-in overload's run-time cost formula (cel-go's `CostTracker.costCall` switch),
+/// resolved once from the overload id so that evaluators do not match strings per call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CostFormula {
+    /// 1, whatever the sizes (most calls).
+    Unit,
+    /// ⌈0.1 × size(i)⌉: a traversal of one argument (`startsWith` charges its prefix,
+    /// argument 1, since v0.29; conversions between strings and bytes, `quote`, `format`
+    /// charge argument 0).
+    Traversal(usize),
+    /// size(1): `in` on a list.
+    ListSize,
+    /// ⌈0.1 × min(size(0), size(1))⌉: equality and ordering of strings and bytes.
+    TraversalMin,
+    /// ⌈0.1 × (size(0) + size(1))⌉: concatenation of strings and bytes.
+    TraversalSum,
+    /// ⌈0.1 × (size(0) + 1)⌉ × ⌈0.25 × size(1)⌉: `matches` (the global form costs as the
+    /// member form since v0.29).
+    Regex,
+    /// ⌈0.1 × size(0)⌉ × ⌈0.1 × size(1)⌉: `contains`.
+    Contains,
+}
+
+impl CostFormula {
+    /// The formula of an overload id ("" for unresolved calls, which cost 1 as in cel-go).
+    pub fn of(overload: &str) -> CostFormula {
+        match overload {
+            "starts_with_string" | "ends_with_string" => CostFormula::Traversal(1),
+            "string_to_bytes" | "bytes_to_string" | "strings_quote" | "string_format" => {
+                CostFormula::Traversal(0)
+            }
+            "in_list" => CostFormula::ListSize,
+            "less_string"
+            | "greater_string"
+            | "less_equals_string"
+            | "greater_equals_string"
+            | "less_bytes"
+            | "greater_bytes"
+            | "less_equals_bytes"
+            | "greater_equals_bytes"
+            | "equals"
+            | "not_equals" => CostFormula::TraversalMin,
+            "add_string" | "add_bytes" => CostFormula::TraversalSum,
+            "matches_string" | "matches" => CostFormula::Regex,
+            "contains_string" => CostFormula::Contains,
+            _ => CostFormula::Unit,
+        }
+    }
+
+    /// The cost when it does not depend on sizes.
+    pub fn fixed(self) -> Option<u64> {
+        match self {
+            CostFormula::Unit => Some(1),
+            _ => None,
+        }
+    }
+
+    /// The cost, given the arguments' sizes on demand (`size(i)` is argument `i`'s size;
+    /// only the sizes the formula needs are asked for).
+    pub fn eval(self, size: &dyn Fn(usize) -> u64) -> u64 {
+        let f = STRING_TRAVERSAL_COST_FACTOR;
+        match self {
+            CostFormula::Unit => 1,
+            CostFormula::Traversal(i) => ceil_factor(size(i), f),
+            CostFormula::ListSize => size(1),
+            CostFormula::TraversalMin => ceil_factor(size(0).min(size(1)), f),
+            CostFormula::TraversalSum => ceil_factor(size(0).saturating_add(size(1)), f),
+            CostFormula::Regex => {
+                let str_cost = ceil_factor(size(0).saturating_add(1), f);
+                let regex_cost = ceil_factor(size(1), REGEX_STRING_LENGTH_COST_FACTOR);
+                str_cost.saturating_mul(regex_cost)
+            }
+            CostFormula::Contains => {
+                ceil_factor(size(0), f).saturating_mul(ceil_factor(size(1), f))
+            }
+        }
+    }
+}
+
 /// The cost of a call to a built-in overload, given the sizes of its arguments (receiver
 /// first). `overload` is the overload id the checker resolved, or "" when there is none
 /// (unchecked expressions, calls with several candidate overloads): such calls cost 1, as in
@@ -17,64 +96,13 @@ pub fn builtin_call_cost(overload: &str, sizes: &[u64]) -> u64 {
 /// Whether a built-in overload's cost depends on its arguments' sizes; `Some(cost)` when it
 /// does not (most calls cost 1), so that evaluators need not measure anything.
 pub fn builtin_fixed_cost(overload: &str) -> Option<u64> {
-    match overload {
-        "starts_with_string"
-        | "ends_with_string"
-        | "string_to_bytes"
-        | "bytes_to_string"
-        | "strings_quote"
-        | "string_format"
-        | "in_list"
-        | "less_string"
-        | "greater_string"
-        | "less_equals_string"
-        | "greater_equals_string"
-        | "less_bytes"
-        | "greater_bytes"
-        | "less_equals_bytes"
-        | "greater_equals_bytes"
-        | "equals"
-        | "not_equals"
-        | "add_string"
-        | "add_bytes"
-        | "matches_string"
-        | "matches"
-        | "contains_string" => None,
-        _ => Some(1),
-    }
+    CostFormula::of(overload).fixed()
 }
 
 /// [`builtin_call_cost`] with sizes computed on demand (`size(i)` is the size of argument
 /// `i`), so that a call whose cost does not depend on a size never measures it.
 pub fn builtin_call_cost_with(overload: &str, size: &dyn Fn(usize) -> u64) -> u64 {
-    let f = STRING_TRAVERSAL_COST_FACTOR;
-    match overload {
-        // v0.29+: the prefix or suffix, not the receiver.
-        "starts_with_string" | "ends_with_string" => ceil_factor(size(1), f),
-        "string_to_bytes" | "bytes_to_string" | "strings_quote" | "string_format" => {
-            ceil_factor(size(0), f)
-        }
-        "in_list" => size(1),
-        "less_string"
-        | "greater_string"
-        | "less_equals_string"
-        | "greater_equals_string"
-        | "less_bytes"
-        | "greater_bytes"
-        | "less_equals_bytes"
-        | "greater_equals_bytes"
-        | "equals"
-        | "not_equals" => ceil_factor(size(0).min(size(1)), f),
-        "add_string" | "add_bytes" => ceil_factor(size(0).saturating_add(size(1)), f),
-        // v0.29+: the global form costs as the member form.
-        "matches_string" | "matches" => {
-            let str_cost = ceil_factor(size(0).saturating_add(1), f);
-            let regex_cost = ceil_factor(size(1), REGEX_STRING_LENGTH_COST_FACTOR);
-            str_cost.saturating_mul(regex_cost)
-        }
-        "contains_string" => ceil_factor(size(0), f).saturating_mul(ceil_factor(size(1), f)),
-        _ => 1,
-    }
+    CostFormula::of(overload).eval(size)
 }
 
 #[cfg(test)]

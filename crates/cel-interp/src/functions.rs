@@ -76,6 +76,33 @@ impl FunctionTable {
     }
 }
 
+/// [`dispatch`] with one argument by reference.
+pub(crate) fn dispatch1(candidates: &[Arc<OverloadEntry>], a: &Value) -> Result<Value> {
+    for c in candidates {
+        if let [t] = c.decl.params.as_slice()
+            && value_matches(a, t)
+            && let Some(imp) = &c.implementation
+        {
+            return imp.call1(a);
+        }
+    }
+    Err(Error::no_such_overload())
+}
+
+/// [`dispatch`] with two arguments by reference.
+pub(crate) fn dispatch2(candidates: &[Arc<OverloadEntry>], a: &Value, b: &Value) -> Result<Value> {
+    for c in candidates {
+        if let [ta, tb] = c.decl.params.as_slice()
+            && value_matches(a, ta)
+            && value_matches(b, tb)
+            && let Some(imp) = &c.implementation
+        {
+            return imp.call2(a, b);
+        }
+    }
+    Err(Error::no_such_overload())
+}
+
 /// Calls the first candidate whose declared parameters accept the arguments.
 pub(crate) fn dispatch(candidates: &[Arc<OverloadEntry>], args: &[Value]) -> Result<Value> {
     for c in candidates {

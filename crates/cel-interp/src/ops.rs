@@ -111,6 +111,18 @@ pub fn actual_size(v: &Value) -> u64 {
     }
 }
 
+/// Whether [`actual_size`] is 0, without counting code points.
+pub fn actual_size_is_zero(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.is_empty(),
+        Value::Bytes(b) => b.is_empty(),
+        Value::List(l) => l.is_empty(),
+        Value::Map(m) => m.is_empty(),
+        Value::Optional(Some(v)) => actual_size_is_zero(v),
+        _ => false,
+    }
+}
+
 /// The cost of a call whose arguments and result are known: a hook's answer, or the
 /// built-in table's.
 #[inline]
@@ -135,9 +147,8 @@ pub(crate) fn call_cost_slow(cost: &CallCost, args: &[Value], result: &Result<Va
             }
         }
     }
-    cel_cost::builtin_call_cost_with(&cost.overload, &|i| {
-        args.get(i).map(actual_size).unwrap_or(1)
-    })
+    cost.formula
+        .eval(&|i| args.get(i).map(actual_size).unwrap_or(1))
 }
 
 /// `v.field`.
@@ -231,5 +242,31 @@ pub fn opt_index(v: &Value, i: &Value) -> Result<Value> {
         Value::Optional(None) => Ok(Value::Optional(None)),
         Value::Optional(Some(inner)) => opt_index(inner, i),
         _ => Err(Error::no_such_overload()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_is_zero_agrees_with_size() {
+        let values = [
+            Value::string(""),
+            Value::string("é"),
+            Value::bytes(&[][..]),
+            Value::bytes(&[0u8][..]),
+            Value::list(vec![]),
+            Value::list(vec![Value::Null]),
+            Value::Map(Arc::new(MapValue::new())),
+            Value::Optional(None),
+            Value::optional_of(Value::string("")),
+            Value::optional_of(Value::Int(0)),
+            Value::Int(0),
+            Value::Null,
+        ];
+        for v in &values {
+            assert_eq!(actual_size_is_zero(v), actual_size(v) == 0, "{v:?}");
+        }
     }
 }

@@ -71,8 +71,10 @@ impl PlanEnv {
         if let Some(h) = self.cost_hooks.by_function.get(function) {
             found.push(h.clone());
         }
+        let formula = cel_cost::CostFormula::of(overload);
         CallCost {
-            fixed: cel_cost::builtin_fixed_cost(overload),
+            fixed: formula.fixed(),
+            formula,
             overload: overload.into(),
             hooks: found,
         }
@@ -140,6 +142,24 @@ impl CallTarget {
             Dispatch::Unknown(name) => Err(Error::unbound_function(name)),
         }
     }
+
+    /// [`CallTarget::call`] with one argument by reference.
+    pub fn call1(&self, a: &Value) -> Result<Value, Error> {
+        match &self.0 {
+            Dispatch::Direct(imp) => imp.call1(a),
+            Dispatch::Candidates(c) => crate::functions::dispatch1(c, a),
+            Dispatch::Unknown(name) => Err(Error::unbound_function(name)),
+        }
+    }
+
+    /// [`CallTarget::call`] with two arguments by reference.
+    pub fn call2(&self, a: &Value, b: &Value) -> Result<Value, Error> {
+        match &self.0 {
+            Dispatch::Direct(imp) => imp.call2(a, b),
+            Dispatch::Candidates(c) => crate::functions::dispatch2(c, a, b),
+            Dispatch::Unknown(name) => Err(Error::unbound_function(name)),
+        }
+    }
 }
 
 /// How a call reaches its implementation.
@@ -162,6 +182,8 @@ pub struct CallCost {
     pub(crate) hooks: Vec<ActualCostFn<Value>>,
     /// The built-in cost when it does not depend on sizes.
     pub(crate) fixed: Option<u64>,
+    /// The built-in cost formula.
+    pub(crate) formula: cel_cost::CostFormula,
 }
 
 impl CallCost {
@@ -175,6 +197,27 @@ impl CallCost {
     pub fn fixed(&self) -> Option<u64> {
         if self.hooks.is_empty() {
             self.fixed
+        } else {
+            None
+        }
+    }
+
+    /// The built-in formula (what applies when no hook does).
+    pub fn formula(&self) -> cel_cost::CostFormula {
+        self.formula
+    }
+
+    /// Whether a library's or host's hook computes the cost (it needs the values).
+    pub fn has_hooks(&self) -> bool {
+        !self.hooks.is_empty()
+    }
+
+    /// The cost from the arguments' sizes alone (`size(i)` is cel-go's `actualSize` of
+    /// argument `i`), when no hook applies: a caller holding the arguments by reference need
+    /// not build values. `None` when a hook must see the values.
+    pub fn compute_from_sizes(&self, size: &dyn Fn(usize) -> u64) -> Option<u64> {
+        if self.hooks.is_empty() {
+            Some(self.formula.eval(size))
         } else {
             None
         }

@@ -64,6 +64,9 @@ pub(crate) struct State<'a> {
     pub errors: Vec<Error>,
     /// Why a shim stopped the evaluation (a caught panic, or a fallback's reason).
     pub stop: Option<Error>,
+    /// The variable each `load.var` expression names (for "no such attribute" errors raised
+    /// by generated code).
+    pub names: &'a std::collections::HashMap<i64, std::sync::Arc<str>>,
 }
 
 impl State<'_> {
@@ -122,12 +125,19 @@ impl AbiType for *mut Ctx {
 /// valid pointer.
 pub(crate) static NULL_VALUE: Value = Value::Null;
 
-/// A `(value, error handle)` pair as generated code lays it out in a stack slot.
+/// A call argument as generated code lays it out in a stack slot for a cost rule: the value,
+/// its error handle, and its size when known at compile time (a constant's, a scalar's),
+/// plus one (0: measure the value).
 #[repr(C)]
 pub(crate) struct ValErr {
     pub value: *const Value,
-    pub err: u64,
+    pub err: u32,
+    pub known_size: u32,
 }
+
+pub(crate) const VALERR_VALUE: i32 = offset_of!(ValErr, value) as i32;
+pub(crate) const VALERR_ERR: i32 = offset_of!(ValErr, err) as i32;
+pub(crate) const VALERR_KNOWN_SIZE: i32 = offset_of!(ValErr, known_size) as i32;
 
 #[cfg(test)]
 mod tests {

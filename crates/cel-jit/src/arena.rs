@@ -30,6 +30,18 @@ impl Chunk {
         Chunk { base, cap, len: 0 }
     }
 
+    /// Drops the values, keeping the block.
+    fn clear(&mut self) {
+        let len = std::mem::replace(&mut self.len, 0);
+        // SAFETY: the first `len` slots were initialised; `len` is already 0, so even a
+        // panicking drop cannot lead to a second drop of them.
+        unsafe {
+            let values =
+                std::ptr::slice_from_raw_parts_mut(self.base.as_ptr().cast::<Value>(), len);
+            std::ptr::drop_in_place(values);
+        }
+    }
+
     fn contains(&self, p: *const Value) -> bool {
         let start = self.base.as_ptr() as usize;
         let end = start + self.len * std::mem::size_of::<Value>();
@@ -54,29 +66,39 @@ impl Drop for Chunk {
     }
 }
 
+std::thread_local! {
+    /// An empty first chunk kept from the thread's last evaluation: most evaluations need
+    /// one chunk, and reusing it saves an allocation and a free per evaluation.
+    static SPARE: std::cell::Cell<Option<Chunk>> = const { std::cell::Cell::new(None) };
+}
+
 /// Values owned by one evaluation, at stable addresses.
 #[derive(Default)]
 pub(crate) struct Arena {
-    chunks: Vec<Chunk>,
+    /// The chunk values go to (none until the first value).
+    current: Option<Chunk>,
+    /// Chunks filled before it.
+    full: Vec<Chunk>,
+}
+
+impl Drop for Arena {
+    fn drop(&mut self) {
+        if let Some(mut current) = self.current.take() {
+            current.clear();
+            // `try_with`: during thread teardown the spare is simply freed.
+            let _ = SPARE.try_with(|s| s.set(Some(current)));
+        }
+    }
 }
 
 impl Arena {
     /// Moves a value into the arena and returns its address, valid until the arena drops.
     #[inline]
     pub(crate) fn alloc(&mut self, v: Value) -> *mut Value {
-        let need_chunk = match self.chunks.last() {
-            Some(c) => c.len == c.cap,
-            None => true,
+        let chunk = match &mut self.current {
+            Some(c) if c.len < c.cap => c,
+            _ => self.next_chunk(),
         };
-        if need_chunk {
-            let cap = self
-                .chunks
-                .last()
-                .map(|c| (c.cap * 2).min(MAX_CHUNK))
-                .unwrap_or(FIRST_CHUNK);
-            self.chunks.push(Chunk::new(cap));
-        }
-        let chunk = self.chunks.last_mut().expect("a chunk with room");
         // SAFETY: `len < cap`, so the slot is inside the chunk's block and uninitialised;
         // writing it initialises it, and `len` grows to cover it.
         unsafe {
@@ -87,15 +109,37 @@ impl Arena {
         }
     }
 
+    /// Makes room: the thread's spare chunk or a new one to start with, then chunks of
+    /// twice the size.
+    #[cold]
+    fn next_chunk(&mut self) -> &mut Chunk {
+        let next = match self.current.take() {
+            Some(full) => {
+                let cap = (full.cap * 2).min(MAX_CHUNK);
+                self.full.push(full);
+                Chunk::new(cap)
+            }
+            None => SPARE
+                .try_with(|s| s.take())
+                .ok()
+                .flatten()
+                .unwrap_or_else(|| Chunk::new(FIRST_CHUNK)),
+        };
+        self.current.insert(next)
+    }
+
     /// Whether a pointer is to a value of this arena (which may then be updated in place).
     pub(crate) fn owns(&self, p: *const Value) -> bool {
-        self.chunks.iter().rev().any(|c| c.contains(p))
+        self.current
+            .iter()
+            .chain(self.full.iter().rev())
+            .any(|c| c.contains(p))
     }
 
     /// The number of values held.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.chunks.iter().map(|c| c.len).sum()
+        self.current.iter().chain(&self.full).map(|c| c.len).sum()
     }
 }
 

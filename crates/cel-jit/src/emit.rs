@@ -10,6 +10,7 @@
 //! returns, and the Rust wrapper decides what that means.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use cel_checker::CheckedAst;
 use cel_interp::{PlanEnv, contains_dyn, literal_value, type_value_in};
@@ -26,14 +27,15 @@ use cranelift_jit::JITModule;
 use cranelift_module::{Linkage, Module};
 
 use crate::JitError;
+use crate::abi::NULL_VALUE;
 use crate::abi::{
-    CTX_COST, CTX_ERR_OUT, CTX_LIMIT, CTX_RESULT, CTX_RESULT_ERR, VALUE_BOOL, VALUE_SCALAR,
-    VALUE_TAG,
+    CTX_COST, CTX_ERR_OUT, CTX_LIMIT, CTX_RESULT, CTX_RESULT_ERR, VALERR_ERR, VALERR_KNOWN_SIZE,
+    VALERR_VALUE, VALUE_BOOL, VALUE_SCALAR, VALUE_TAG,
 };
 use crate::shims::{
     CallSite, CostSite, ERR_DIVIDE_BY_ZERO, ERR_INT_OVERFLOW, ERR_MODULUS_BY_ZERO, ERR_NAN,
-    ERR_NO_SUCH_OVERLOAD, ERR_UINT_OVERFLOW, FieldSite, RegexSite, ResidualSite, SetSite, Shim,
-    VarSite,
+    ERR_NO_SUCH_ATTRIBUTE, ERR_NO_SUCH_OVERLOAD, ERR_UINT_OVERFLOW, FieldSite, RegexSite,
+    ResidualSite, SetSite, Shim, VarSite,
 };
 
 /// The error handle bit marking an error raised inline: bits 26..31 hold its kind, bits
@@ -46,6 +48,8 @@ pub(crate) const MAX_INLINE_EXPR: i64 = (1 << 26) - 1;
 #[derive(Default)]
 pub(crate) struct ProgramData {
     keep: Vec<Box<dyn std::any::Any + Send + Sync>>,
+    /// The variable each `load.var` names, by expression id.
+    pub(crate) names: HashMap<i64, Arc<str>>,
 }
 
 impl ProgramData {
@@ -161,11 +165,15 @@ pub(crate) fn emit(
             vals: vec![None; func.types.len()],
             scalar_consts: HashMap::new(),
             boxed_ints: HashSet::new(),
+            const_sizes: HashMap::new(),
+            no_errs: HashSet::new(),
+            vars: HashMap::new(),
             cost: None,
             locals: Vec::new(),
             shims: HashMap::new(),
             exit: None,
             inject_fault: options.inject_fault,
+            track_cost: options.track_cost,
         };
         em.run()?;
         em.b.seal_all_blocks();
@@ -206,12 +214,20 @@ struct Emitter<'a, 'f> {
     scalar_consts: HashMap<cel_ir::Value, Scalar>,
     /// Values that are boxed `int` constants.
     boxed_ints: HashSet<cel_ir::Value>,
+    /// The cost-model size of values that are constants.
+    const_sizes: HashMap<cel_ir::Value, u64>,
+    /// Error handles that are constantly "no error".
+    no_errs: HashSet<cel_ir::Value>,
+    /// Each variable's value pointer (null when unbound), resolved once at entry.
+    vars: HashMap<Arc<str>, cl::Value>,
     cost: Option<Variable>,
     locals: Vec<Variable>,
     shims: HashMap<Shim, FuncRef>,
     exit: Option<cl::Block>,
     /// Charge one unit too many at the end (see `JitOptions::inject_fault`).
     inject_fault: bool,
+    /// Whether to count the cost at all (see `JitOptions::track_cost`).
+    track_cost: bool,
 }
 
 impl Emitter<'_, '_> {
@@ -303,6 +319,9 @@ impl Emitter<'_, '_> {
     }
 
     fn add_cost(&mut self, amount: cl::Value) {
+        if !self.track_cost {
+            return;
+        }
         let var = self.cost_var();
         let c = self.b.use_var(var);
         let n = self.b.ins().iadd(c, amount);
@@ -310,7 +329,7 @@ impl Emitter<'_, '_> {
     }
 
     fn add_cost_imm(&mut self, n: u64) {
-        if n == 0 {
+        if n == 0 || !self.track_cost {
             return;
         }
         let n = i64::try_from(n).unwrap_or(i64::MAX).min(1 << 62);
@@ -355,6 +374,9 @@ impl Emitter<'_, '_> {
 
     /// Leaves the function if the cost is over the limit; continues in a new block.
     fn check_limit(&mut self) {
+        if !self.track_cost {
+            return;
+        }
         let over = self.over_limit();
         let exit = self.exit_block();
         let cont = self.b.create_block();
@@ -454,6 +476,20 @@ impl Emitter<'_, '_> {
             }
             self.blocks.push(blk);
         }
+        // Variables are resolved once, at entry: a lookup in the activation is the most
+        // expensive part of reading one, and a program often reads one several times.
+        for bd in &func.blocks {
+            for inst in &bd.insts {
+                if let Op::LoadVar(name) = &inst.op
+                    && !self.vars.contains_key(name)
+                {
+                    let site = self.data.keep(VarSite { name: name.clone() });
+                    let s = self.ptr_const(site);
+                    let p = self.call(Shim::cel_rt_resolve, &[s])?;
+                    self.vars.insert(name.clone(), p);
+                }
+            }
+        }
         let first = self.blocks[0];
         self.b.ins().jump(first, &[]);
 
@@ -468,7 +504,7 @@ impl Emitter<'_, '_> {
             match &bd.term {
                 Some(Term::Jump(target, args)) => {
                     let args = self.block_args(args)?;
-                    if back.contains(&(bi, target.0 as usize)) {
+                    if self.track_cost && back.contains(&(bi, target.0 as usize)) {
                         // A loop back-edge: check the budget once per iteration.
                         let over = self.over_limit();
                         let exit = self.exit_block();
@@ -489,7 +525,7 @@ impl Emitter<'_, '_> {
                     for (target, args) in [then, otherwise] {
                         let args = self.block_args(args)?;
                         let t = self.blocks[target.0 as usize];
-                        if back.contains(&(bi, target.0 as usize)) {
+                        if self.track_cost && back.contains(&(bi, target.0 as usize)) {
                             // Route a back-edge through a block that checks the budget.
                             let cur = self.b.current_block().expect("in a block");
                             let via = self.b.create_block();
@@ -644,21 +680,27 @@ impl Emitter<'_, '_> {
             }
             Op::ValConst(k) => {
                 let v = self.constant(*k)?;
+                self.const_sizes
+                    .insert(r[0], cel_interp::ops::actual_size(&v));
                 let p = self.keep_value(v);
                 let c = self.ptr_const(p);
                 self.def(r[0], c);
             }
             Op::NoErr => {
+                self.no_errs.insert(r[0]);
                 let c = self.iconst(types::I32, 0);
                 self.def(r[0], c);
             }
             Op::LoadVar(name) => {
-                let site = self.data.keep(VarSite {
-                    name: name.clone(),
-                    expr,
-                });
-                let s = self.ptr_const(site);
-                let (v, e) = self.call2(Shim::cel_rt_load_var, &[s])?;
+                let p = *self
+                    .vars
+                    .get(name)
+                    .ok_or_else(|| JitError::Codegen(format!("{name} was not resolved")))?;
+                self.data.names.insert(expr, name.clone());
+                let unbound = self.b.ins().icmp_imm_s(IntCC::Equal, p, 0);
+                let null = self.ptr_const(&NULL_VALUE as *const Value);
+                let v = self.b.ins().select(unbound, null, p);
+                let e = self.err_if(unbound, ERR_NO_SUCH_ATTRIBUTE, expr);
                 self.def(r[0], v);
                 self.def(r[1], e);
             }
@@ -1021,22 +1063,54 @@ impl Emitter<'_, '_> {
                 let add = self.b.ins().select(done, zero, amount);
                 self.add_cost(add);
             }
+            Op::ChargeCall { .. } if !self.track_cost => {}
             Op::ChargeCall { function, overload } => {
                 let rule = self.env.call_cost_rule(overload, function);
                 if let Some(fixed) = rule.fixed() {
                     self.add_cost_imm(fixed);
+                } else if !rule.has_hooks() && (a.len() == 4 || a.len() == 6) {
+                    self.charge_by_formula(rule, &a[..a.len() - 2])?;
                 } else {
-                    let mut words = Vec::with_capacity(a.len());
-                    for pair in a.chunks(2) {
-                        let p = self.boxed(pair[0])?;
+                    let hooks = rule.has_hooks();
+                    let size = u32::try_from(a.len() / 2 * 16).unwrap_or(u32::MAX);
+                    let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                        StackSlotKind::ExplicitSlot,
+                        size,
+                        3,
+                    ));
+                    for (i, pair) in a.chunks(2).enumerate() {
+                        // Without a hook only sizes matter: a scalar's is 1 and a constant's is
+                        // known, so neither is boxed nor measured.
+                        let scalar = self.func.ty(pair[0]) != Ty::Val;
+                        let known = if scalar {
+                            Some(1)
+                        } else {
+                            self.const_sizes.get(&pair[0]).copied()
+                        };
+                        let p = if !hooks && scalar {
+                            self.ptr_const(&NULL_VALUE as *const Value)
+                        } else {
+                            self.boxed(pair[0])?
+                        };
                         let e = self.v(pair[1])?;
-                        let e = self.b.ins().uextend(types::I64, e);
-                        words.push(p);
-                        words.push(e);
+                        let known = known
+                            .and_then(|k| u32::try_from(k.saturating_add(1)).ok())
+                            .unwrap_or(0);
+                        let k = self.iconst(types::I32, i64::from(known));
+                        let base = (i * 16) as i32;
+                        self.b
+                            .ins()
+                            .stack_store(types::I64, p, slot, base + VALERR_VALUE);
+                        self.b
+                            .ins()
+                            .stack_store(types::I64, e, slot, base + VALERR_ERR);
+                        self.b
+                            .ins()
+                            .stack_store(types::I64, k, slot, base + VALERR_KNOWN_SIZE);
                     }
                     let site = self.data.keep(CostSite { cost: rule });
                     let s = self.ptr_const(site);
-                    let pairs = self.stack_array(&words);
+                    let pairs = self.b.ins().stack_addr(types::I64, slot, 0);
                     let n = self.iconst(types::I64, (a.len() / 2) as i64);
                     let c = self.call(Shim::cel_rt_charge_call, &[s, pairs, n])?;
                     self.add_cost(c);
@@ -1157,6 +1231,98 @@ impl Emitter<'_, '_> {
                 self.def(r[0], v);
             }
         }
+        Ok(())
+    }
+
+    /// Charges a call of one or two arguments whose cost is a built-in formula of their
+    /// sizes (`args` are `(value, err)` pairs). Sizes known at compile time (scalars,
+    /// constants) are not measured; a string equality with a short constant costs 1 unless
+    /// the other side is empty, which needs no measuring either.
+    fn charge_by_formula(
+        &mut self,
+        rule: cel_interp::CallCost,
+        args: &[cel_ir::Value],
+    ) -> Result<(), JitError> {
+        use cel_cost::CostFormula;
+        let formula = rule.formula();
+        let known: Vec<Option<u64>> = args
+            .chunks(2)
+            .map(|p| {
+                if self.no_errs.contains(&p[1]) {
+                    if self.func.ty(p[0]) != Ty::Val {
+                        Some(1)
+                    } else {
+                        self.const_sizes.get(&p[0]).copied()
+                    }
+                } else {
+                    None
+                }
+            })
+            .collect();
+        // Everything known: the cost is a constant.
+        if known.iter().all(|k| k.is_some()) {
+            let sizes: Vec<u64> = known.iter().map(|k| k.unwrap_or(1)).collect();
+            let c = formula.eval(&|i| sizes.get(i).copied().unwrap_or(1));
+            self.add_cost_imm(c);
+            return Ok(());
+        }
+        if formula == CostFormula::TraversalMin
+            && let [Some(k), None] | [None, Some(k)] = known.as_slice()
+            && *k <= 10
+        {
+            // ⌈0.1 × min(k, s)⌉ with 1 ≤ k ≤ 10 is 1 unless s is 0 (0 when k is 0).
+            let other = if known[0].is_none() { 0 } else { 2 };
+            if *k > 0 && self.func.ty(args[other]) != Ty::Val {
+                // A scalar (known or not to have failed) has size 1.
+                self.add_cost_imm(1);
+            } else if *k > 0 {
+                let p = self.v(args[other])?;
+                let e = self.v(args[other + 1])?;
+                let nonempty = self.call(Shim::cel_rt_nonempty, &[p])?;
+                // A failed argument counts as null, whose size is 1.
+                let failed = self.b.ins().icmp_imm_s(IntCC::NotEqual, e, 0);
+                let one = self.iconst(types::I64, 1);
+                let c = self.b.ins().select(failed, one, nonempty);
+                self.add_cost(c);
+            }
+            return Ok(());
+        }
+        let mut regs = Vec::with_capacity(4);
+        for (i, pair) in args.chunks(2).enumerate() {
+            let p = if self.func.ty(pair[0]) != Ty::Val {
+                self.ptr_const(&NULL_VALUE as *const Value)
+            } else {
+                self.v(pair[0])?
+            };
+            let k = known[i].map_or(0, |k| i64::try_from(k.saturating_add(1)).unwrap_or(0));
+            let k = if self.func.ty(pair[0]) != Ty::Val {
+                2
+            } else {
+                k
+            };
+            let kv = self.iconst(types::I64, k);
+            // A failed argument counts as null, whose size is 1.
+            let e = self.v(pair[1])?;
+            let failed = self.b.ins().icmp_imm_s(IntCC::NotEqual, e, 0);
+            let two = self.iconst(types::I64, 2);
+            let kv = self.b.ins().select(failed, two, kv);
+            regs.push(p);
+            regs.push(kv);
+        }
+        if regs.len() == 2 {
+            let p = regs[0];
+            let two = self.iconst(types::I64, 2);
+            regs.push(p);
+            regs.push(two);
+        }
+        let site = self.data.keep(CostSite { cost: rule });
+        let s = self.ptr_const(site);
+        let c = self.call(
+            Shim::cel_rt_charge2,
+            &[s, regs[0], regs[1], regs[2], regs[3]],
+        )?;
+        self.add_cost(c);
+        self.check_limit();
         Ok(())
     }
 

@@ -19,14 +19,27 @@ use crate::emit::{INLINE_ERROR, ProgramData, emit};
 use crate::shims::Shim;
 
 /// How to compile.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct JitOptions {
     /// Keep the Cranelift IR text of the function (for `--dump clif`).
     pub keep_clif: bool,
+    /// Count the cost and enforce the limit (on by default). Off, generated code has no cost
+    /// counter at all: evaluations report a cost of 0 and are never stopped by a limit.
+    pub track_cost: bool,
     /// Make generated code charge one cost unit too many: a deliberate fault, for the test
     /// that proves the differential comparison with the interpreter can fail.
     #[doc(hidden)]
     pub inject_fault: bool,
+}
+
+impl Default for JitOptions {
+    fn default() -> JitOptions {
+        JitOptions {
+            keep_clif: false,
+            track_cost: true,
+            inject_fault: false,
+        }
+    }
 }
 
 /// The host's instruction set with our settings, made once per process.
@@ -77,6 +90,7 @@ pub struct JitProgram {
     /// or meet something generated code cannot express are redone by it.
     interpreter: Arc<Plan>,
     residuals: usize,
+    track_cost: bool,
     ir: Option<String>,
     clif: Option<String>,
 }
@@ -147,6 +161,7 @@ impl JitProgram {
             _data: data,
             interpreter,
             residuals,
+            track_cost: options.track_cost,
             ir: options.keep_clif.then(|| cel_ir::print(&func)),
             clif: emitted.clif,
         })
@@ -169,6 +184,7 @@ impl JitProgram {
 
     /// Evaluates with an optional cost limit; the same value, error and cost as the
     /// interpreter.
+    #[inline]
     pub fn eval(&self, activation: &dyn Activation, limit: Option<u64>) -> Evaluation {
         let limit_i = limit.map_or(i64::MAX, |l| i64::try_from(l).unwrap_or(i64::MAX));
         let mut st = State {
@@ -176,6 +192,7 @@ impl JitProgram {
             arena: Default::default(),
             errors: Vec::new(),
             stop: None,
+            names: &self._data.names,
         };
         let mut ctx = Ctx {
             cost: 0,
@@ -191,7 +208,11 @@ impl JitProgram {
         // `self`; it only reads and writes `ctx` and calls shims, which reach `st` through
         // it. Both live on this stack frame until the call returns.
         unsafe { (self.entry)(&mut ctx) };
-        let cost = u64::try_from(ctx.cost).unwrap_or(0);
+        let cost = if self.track_cost {
+            u64::try_from(ctx.cost).unwrap_or(0)
+        } else {
+            0
+        };
         match ctx.status {
             STATUS_FATAL => {
                 return Evaluation {
@@ -205,7 +226,7 @@ impl JitProgram {
             STATUS_FALLBACK => return self.interpreter.eval_with_limit(activation, limit),
             _ => {}
         }
-        if ctx.cost > limit_i {
+        if self.track_cost && ctx.cost > limit_i {
             // Over the limit: the interpreter stops at the very step cel-go would, with its
             // cost and error.
             return self.interpreter.eval_with_limit(activation, limit);
@@ -233,6 +254,10 @@ impl State<'_> {
         if h & INLINE_ERROR != 0 {
             let code = i64::from((h >> 26) & 0x1f);
             let expr = i64::from(h & ((1 << 26) - 1));
+            if code == crate::shims::ERR_NO_SUCH_ATTRIBUTE {
+                let name = self.names.get(&expr).map(|n| &**n).unwrap_or("");
+                return Error::no_such_attribute(name).at(expr);
+            }
             return crate::shims::error_of(code).at(expr);
         }
         let i = (h as usize).wrapping_sub(1);

@@ -18,10 +18,9 @@ use cranelift_codegen::ir::types;
 
 use crate::abi::{AbiType, Ctx, NULL_VALUE, STATUS_FALLBACK, STATUS_FATAL, State, ValErr};
 
-/// `load.var`: a variable of the activation.
+/// A variable of the activation.
 pub(crate) struct VarSite {
     pub name: Arc<str>,
-    pub expr: i64,
 }
 
 /// `select`, `select.opt`, `has`: a field name, with its map hash computed once.
@@ -65,6 +64,8 @@ pub(crate) const ERR_UINT_OVERFLOW: i64 = 2;
 pub(crate) const ERR_DIVIDE_BY_ZERO: i64 = 3;
 pub(crate) const ERR_MODULUS_BY_ZERO: i64 = 4;
 pub(crate) const ERR_NAN: i64 = 5;
+/// An unbound variable: the name is the program's, by expression id.
+pub(crate) const ERR_NO_SUCH_ATTRIBUTE: i64 = 6;
 
 macro_rules! abi_pointer {
     ($($t:ty),*) => {$(
@@ -229,11 +230,27 @@ fn set_err(ctx: *mut Ctx, handle: u32) {
     unsafe { (*ctx).err_out = handle }
 }
 
+static TRUE_VALUE: Value = Value::Bool(true);
+static FALSE_VALUE: Value = Value::Bool(false);
+
 /// Returns a fallible shim's value: into the arena, or the error's handle.
 #[inline]
 fn put(ctx: *mut Ctx, r: Result<Value>) -> *const Value {
     let st = state(ctx);
     match r {
+        // Booleans (most call results) and null need no storage of their own.
+        Ok(Value::Bool(true)) => {
+            set_err(ctx, 0);
+            &TRUE_VALUE
+        }
+        Ok(Value::Bool(false)) => {
+            set_err(ctx, 0);
+            &FALSE_VALUE
+        }
+        Ok(Value::Null) => {
+            set_err(ctx, 0);
+            &NULL_VALUE
+        }
         Ok(v) => {
             set_err(ctx, 0);
             st.arena.alloc(v)
@@ -310,19 +327,18 @@ fn arg_value(ctx: *mut Ctx, pair: &ValErr) -> Value {
 }
 
 shims! {
-    /// A variable: read in place when the activation stores it.
-    fn cel_rt_load_var(ctx, site_ptr: *const VarSite) -> *const Value {
+    /// A variable, or a null pointer when it is not bound (generated code resolves each
+    /// variable once per evaluation and raises the error where it is used).
+    fn cel_rt_resolve(ctx, site_ptr: *const VarSite) -> *const Value {
         let s = site(site_ptr);
         let st = state(ctx);
         if let Some(v) = st.activation.resolve_ref(&s.name) {
-            set_err(ctx, 0);
             return v as *const Value;
         }
-        let r = st
-            .activation
-            .resolve(&s.name)
-            .ok_or_else(|| Error::no_such_attribute(&s.name).at(s.expr));
-        put(ctx, r)
+        match st.activation.resolve(&s.name) {
+            Some(v) => st.arena.alloc(v),
+            None => std::ptr::null(),
+        }
     }
 
     /// An `int` as a value.
@@ -386,18 +402,13 @@ shims! {
     /// A call with one argument.
     fn cel_rt_call1(ctx, site_ptr: *const CallSite, a: *const Value) -> *const Value {
         let s = site(site_ptr);
-        put(ctx, s.target.call(&[val(a).clone()]).map_err(|e| e.at(s.expr)))
+        put(ctx, s.target.call1(val(a)).map_err(|e| e.at(s.expr)))
     }
 
     /// A call with two arguments (receiver first).
     fn cel_rt_call2(ctx, site_ptr: *const CallSite, a: *const Value, b: *const Value) -> *const Value {
         let s = site(site_ptr);
-        put(
-            ctx,
-            s.target
-                .call(&[val(a).clone(), val(b).clone()])
-                .map_err(|e| e.at(s.expr)),
-        )
+        put(ctx, s.target.call2(val(a), val(b)).map_err(|e| e.at(s.expr)))
     }
 
     /// A call with three arguments.
@@ -444,12 +455,7 @@ shims! {
     /// An ordering, through the call's own dispatch.
     fn cel_rt_val_cmp(ctx, site_ptr: *const CallSite, a: *const Value, b: *const Value) -> i64 {
         let s = site(site_ptr);
-        put_bool(
-            ctx,
-            s.target
-                .call(&[val(a).clone(), val(b).clone()])
-                .map_err(|e| e.at(s.expr)),
-        )
+        put_bool(ctx, s.target.call2(val(a), val(b)).map_err(|e| e.at(s.expr)))
     }
 
     /// A new list of the given elements.
@@ -625,9 +631,18 @@ shims! {
             Some(x) => x,
             None => return 0,
         };
+        // Without a hook, the sizes are read in place (a failed argument counts as null).
+        let size = |i: usize| match args.get(i) {
+            Some(p) if p.err == 0 && p.known_size > 0 => u64::from(p.known_size - 1),
+            Some(p) if p.err == 0 => ops::actual_size(val(p.value)),
+            _ => 1,
+        };
+        if let Some(c) = s.cost.compute_from_sizes(&size) {
+            return i64::try_from(c).unwrap_or(i64::MAX).min(1 << 62);
+        }
         let args: Vec<Value> = args.iter().map(|p| arg_value(ctx, p)).collect();
         let result = if result.err != 0 {
-            Err(state(ctx).take_error(result.err as u32))
+            Err(state(ctx).take_error(result.err))
         } else {
             Ok(val(result.value).clone())
         };
@@ -635,6 +650,38 @@ shims! {
         // Costs beyond 2^62 are all "over any limit"; keeping them there leaves the running
         // total far from overflow.
         i64::try_from(c).unwrap_or(i64::MAX).min(1 << 62)
+    }
+
+    /// The cost of a call of one or two arguments whose cost rule is a built-in formula of
+    /// their sizes: `ka`/`kb` are a known size plus one, or 0 to measure the value.
+    fn cel_rt_charge2(
+        ctx,
+        site_ptr: *const CostSite,
+        a: *const Value,
+        ka: i64,
+        b: *const Value,
+        kb: i64
+    ) -> i64 {
+        let _ = ctx;
+        let s = site(site_ptr);
+        let measure = |p: *const Value, k: i64| match u64::try_from(k) {
+            Ok(k) if k > 0 => k - 1,
+            _ => ops::actual_size(val(p)),
+        };
+        let size = |i: usize| match i {
+            0 => measure(a, ka),
+            1 => measure(b, kb),
+            _ => 1,
+        };
+        let c = s.cost.formula().eval(&size);
+        i64::try_from(c).unwrap_or(i64::MAX).min(1 << 62)
+    }
+
+    /// 1 when a value's cost-model size is not 0 (a non-empty string, bytes, list or map, a
+    /// present optional, any other value), else 0.
+    fn cel_rt_nonempty(ctx, v: *const Value) -> i64 {
+        let _ = ctx;
+        i64::from(!ops::actual_size_is_zero(val(v)))
     }
 
     /// A subtree evaluated by the interpreter, charged against the same budget.
@@ -723,11 +770,13 @@ mod tests {
     #[test]
     fn a_panicking_body_stops_the_evaluation() {
         let activation = cel_runtime::EmptyActivation;
+        let names = Default::default();
         let mut st = State {
             activation: &activation,
             arena: Default::default(),
             errors: Vec::new(),
             stop: None,
+            names: &names,
         };
         let mut ctx = Ctx {
             cost: 0,

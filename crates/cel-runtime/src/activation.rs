@@ -21,7 +21,9 @@ pub trait Activation: Send + Sync {
 /// An activation backed by a hash map.
 #[derive(Clone, Debug, Default)]
 pub struct MapActivation {
-    vars: HashMap<Arc<str>, Value>,
+    /// Names are hashed with foldhash: variables are looked up on every evaluation, and the
+    /// names are the program's, not an attacker's keys.
+    vars: HashMap<Arc<str>, Value, foldhash::fast::RandomState>,
 }
 
 impl MapActivation {

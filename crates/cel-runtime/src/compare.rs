@@ -202,7 +202,14 @@ pub fn equals(a: &Value, b: &Value) -> bool {
 
 /// `elem in list`: whether any element equals `elem` under [`equals`].
 pub fn in_list(elem: &Value, list: &ListValue) -> bool {
-    list.iter().any(|e| equals(elem, e))
+    match elem {
+        // A string equals only a string with the same contents: the common case (sets of
+        // names) needs no general comparison.
+        Value::String(x) => list
+            .iter()
+            .any(|e| matches!(e, Value::String(y) if x.len() == y.len() && **x == **y)),
+        _ => list.iter().any(|e| equals(elem, e)),
+    }
 }
 
 /// `key in map`: whether the map has the key, with numeric normalisation (`1 in {1u: 'a'}`).
@@ -355,6 +362,11 @@ mod tests {
         let l2 = ListValue::from(vec![Value::Int(1), Value::Int(2)]);
         assert!(in_list(&Value::Double(2.0), &l2));
         assert!(!in_list(&Value::Double(1.5), &l2));
+        let mixed = ListValue::from(vec![Value::Int(1), Value::from("ab"), Value::from("b")]);
+        assert!(in_list(&Value::from("b"), &mixed));
+        assert!(in_list(&Value::from("ab"), &mixed));
+        assert!(!in_list(&Value::from("a"), &mixed));
+        assert!(!in_list(&Value::from("1"), &mixed));
         let mut m = MapValue::new();
         m.insert(Key::Uint(1), Value::from("a"));
         assert!(in_map(&Value::Int(1), &m));

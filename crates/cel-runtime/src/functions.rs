@@ -52,6 +52,24 @@ impl Implementation {
             _ => Err(crate::Error::no_such_overload()),
         }
     }
+
+    /// Calls with one argument by reference (cloned only for implementations that take a
+    /// slice of values).
+    pub fn call1(&self, a: &Value) -> Result<Value> {
+        match self {
+            Implementation::Unary(f) => f(a),
+            other => other.call(std::slice::from_ref(a)),
+        }
+    }
+
+    /// Calls with two arguments by reference (cloned only for implementations that take a
+    /// slice of values).
+    pub fn call2(&self, a: &Value, b: &Value) -> Result<Value> {
+        match self {
+            Implementation::Binary(f) => f(a, b),
+            other => other.call(&[a.clone(), b.clone()]),
+        }
+    }
 }
 
 /// Implementations by overload id.

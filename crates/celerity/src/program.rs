@@ -46,16 +46,31 @@ impl Backend {
 }
 
 /// Options of one program.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct ProgramOptions {
     /// The backend.
     pub backend: Backend,
+    /// Count each evaluation's cost and enforce the cost limit (on by default). Off, the
+    /// cost is not tracked: [`EvalDetails::actual_cost`] is 0 and no limit stops an
+    /// evaluation (native code then carries no cost counter at all).
+    pub track_cost: bool,
     /// Keep the text of the IR and of the Cranelift function (for `cel eval --dump`).
     pub keep_code_text: bool,
     /// Compile a deliberate fault into native code (one cost unit too many), for tests that
     /// prove the comparison of backends can fail.
     #[doc(hidden)]
     pub inject_fault: bool,
+}
+
+impl Default for ProgramOptions {
+    fn default() -> ProgramOptions {
+        ProgramOptions {
+            backend: Backend::Auto,
+            track_cost: true,
+            keep_code_text: false,
+            inject_fault: false,
+        }
+    }
 }
 
 /// What runs the program.
@@ -84,6 +99,7 @@ pub struct Program {
     plan: Arc<Plan>,
     engine: Engine,
     cost_limit: Option<u64>,
+    track_cost: bool,
 }
 
 fn issues_of(ast: &Ast, e: Error) -> Issues {
@@ -114,6 +130,7 @@ impl Program {
                 (Some(checked), Backend::Jit) => {
                     let jit_options = JitOptions {
                         keep_clif: options.keep_code_text,
+                        track_cost: options.track_cost,
                         inject_fault: options.inject_fault,
                     };
                     let jit = JitProgram::compile(checked, env, plan.clone(), jit_options)
@@ -142,6 +159,7 @@ impl Program {
             plan,
             engine,
             cost_limit,
+            track_cost: options.track_cost,
         })
     }
 
@@ -197,6 +215,7 @@ impl Program {
     }
 
     /// The compiled program to run, compiling it when [`Backend::Auto`] decides to.
+    #[inline]
     fn native(&self) -> Option<&JitProgram> {
         match &self.engine {
             Engine::Jit(j) => Some(j),
@@ -211,21 +230,29 @@ impl Program {
                 }
                 a.compiled
                     .get_or_init(|| {
-                        JitProgram::compile(
-                            &a.checked,
-                            &a.env,
-                            self.plan.clone(),
-                            JitOptions::default(),
-                        )
-                        .ok()
-                        .map(Arc::new)
+                        let options = JitOptions {
+                            track_cost: self.track_cost,
+                            ..JitOptions::default()
+                        };
+                        JitProgram::compile(&a.checked, &a.env, self.plan.clone(), options)
+                            .ok()
+                            .map(Arc::new)
                     })
                     .as_deref()
             }
         }
     }
 
+    #[inline]
     fn run(&self, activation: &dyn Activation) -> Evaluation {
+        if !self.track_cost {
+            let mut e = match self.native() {
+                Some(j) => j.eval(activation, None),
+                None => self.plan.eval_with_limit(activation, None),
+            };
+            e.cost = 0;
+            return e;
+        }
         match self.native() {
             Some(j) => j.eval(activation, self.cost_limit),
             None => self.plan.eval_with_limit(activation, self.cost_limit),
@@ -233,12 +260,14 @@ impl Program {
     }
 
     /// Evaluates the expression against the variables of an activation.
+    #[inline]
     pub fn eval(&self, activation: &dyn Activation) -> Result<Value, Error> {
         self.run(activation).result
     }
 
     /// Evaluates, also returning the evaluation's details (its cost), which are reported
     /// for failed evaluations too.
+    #[inline]
     pub fn eval_details(&self, activation: &dyn Activation) -> (Result<Value, Error>, EvalDetails) {
         let e = self.run(activation);
         (

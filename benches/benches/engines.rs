@@ -1,0 +1,52 @@
+//! The cases of `cases.json`: ns per evaluation on the interpreter and the JIT (cost tracking
+//! on, as Kubernetes runs; and the JIT with tracking off, for its overhead), and the compile
+//! time (parse, check, plan and native code) of each expression.
+//!
+//! `cargo bench -p benches`, then `cargo run --release -p benches --bin bench-table` for the
+//! README's table.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use celerity::Backend;
+use criterion::{Criterion, criterion_group, criterion_main};
+
+fn evaluation(c: &mut Criterion) {
+    for case in benches::cases() {
+        let env = benches::env(&case);
+        let act = benches::activation(&case);
+        let mut group = c.benchmark_group(format!("eval/{}", case.name));
+        for (label, backend, track) in [
+            ("interpreter", Backend::Interpreter, true),
+            ("jit", Backend::Jit, true),
+            ("jit_untracked", Backend::Jit, false),
+        ] {
+            let program = benches::program(&env, &case, backend, track);
+            group.bench_function(label, |b| {
+                b.iter(|| black_box(program.eval(black_box(&act))))
+            });
+        }
+        group.finish();
+    }
+}
+
+fn compilation(c: &mut Criterion) {
+    let mut group = c.benchmark_group("compile");
+    for case in benches::cases() {
+        let env = benches::env(&case);
+        group.bench_function(case.name.as_str(), |b| {
+            b.iter(|| black_box(benches::program(&env, &case, Backend::Jit, true)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = engines;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(50);
+    targets = evaluation, compilation
+}
+criterion_main!(engines);

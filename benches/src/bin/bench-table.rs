@@ -1,0 +1,57 @@
+//! Prints the README's benchmark table from criterion's results (`target/criterion`, written
+//! by `cargo bench -p benches`): median ns per evaluation on the interpreter, on the JIT with
+//! and without cost tracking, the speed-up, and the median compile time.
+
+use std::path::{Path, PathBuf};
+
+/// The median of a benchmark in ns, from criterion's `estimates.json`.
+fn median(dir: &Path) -> Option<f64> {
+    let text = std::fs::read_to_string(dir.join("new/estimates.json")).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    json["median"]["point_estimate"].as_f64()
+}
+
+fn fmt_ns(ns: Option<f64>) -> String {
+    match ns {
+        None => "–".into(),
+        Some(n) if n >= 10_000.0 => format!("{:.1} µs", n / 1000.0),
+        Some(n) if n >= 100.0 => format!("{n:.0} ns"),
+        Some(n) => format!("{n:.1} ns"),
+    }
+}
+
+fn main() {
+    let root = std::env::args()
+        .nth(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion"));
+    println!(
+        "| case | interpreter | JIT | JIT, no cost tracking | JIT speed-up | tracking overhead | compile |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for case in benches::cases() {
+        let eval = root.join(format!("eval_{}", case.name));
+        let interp = median(&eval.join("interpreter"));
+        let jit = median(&eval.join("jit"));
+        let untracked = median(&eval.join("jit_untracked"));
+        let compile = median(&root.join("compile").join(&case.name));
+        let ratio = match (interp, jit) {
+            (Some(i), Some(j)) if j > 0.0 => format!("{:.1}×", i / j),
+            _ => "–".into(),
+        };
+        let overhead = match (jit, untracked) {
+            (Some(j), Some(u)) if u > 0.0 => format!("{:+.0}%", (j / u - 1.0) * 100.0),
+            _ => "–".into(),
+        };
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            case.name,
+            fmt_ns(interp),
+            fmt_ns(jit),
+            fmt_ns(untracked),
+            ratio,
+            overhead,
+            fmt_ns(compile),
+        );
+    }
+}
