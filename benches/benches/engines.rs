@@ -1,6 +1,7 @@
 //! The cases of `cases.json`: ns per evaluation on the interpreter and the JIT (cost tracking
-//! on, as Kubernetes runs; and the JIT with tracking off, for its overhead), and the compile
-//! time (parse, check, plan and native code) of each expression.
+//! on, as Kubernetes runs; and the JIT with tracking off, for its overhead), and the time to
+//! make each program: parse, check and plan (`compile_interp`), and the same plus native
+//! code, optimised (`compile`) or with `fast_compile` (`compile_fast`).
 //!
 //! `cargo bench -p benches`, then `cargo run --release -p benches --bin bench-table` for the
 //! README's table.
@@ -8,7 +9,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use celerity::Backend;
+use celerity::{Backend, ProgramOptions};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 fn evaluation(c: &mut Criterion) {
@@ -31,14 +32,26 @@ fn evaluation(c: &mut Criterion) {
 }
 
 fn compilation(c: &mut Criterion) {
-    let mut group = c.benchmark_group("compile");
-    for case in benches::cases() {
-        let env = benches::env(&case);
-        group.bench_function(case.name.as_str(), |b| {
-            b.iter(|| black_box(benches::program(&env, &case, Backend::Jit, true)))
-        });
+    let groups = [
+        ("compile_interp", Backend::Interpreter, false),
+        ("compile", Backend::Jit, false),
+        ("compile_fast", Backend::Jit, true),
+    ];
+    for (group_name, backend, fast_compile) in groups {
+        let mut group = c.benchmark_group(group_name);
+        for case in benches::cases() {
+            let env = benches::env(&case);
+            let options = ProgramOptions {
+                backend,
+                fast_compile,
+                ..ProgramOptions::default()
+            };
+            group.bench_function(case.name.as_str(), |b| {
+                b.iter(|| black_box(benches::program_with(&env, &case, options)))
+            });
+        }
+        group.finish();
     }
-    group.finish();
 }
 
 criterion_group! {

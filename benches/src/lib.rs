@@ -97,14 +97,19 @@ pub fn activation(case: &BenchCase) -> MapActivation {
 
 /// Parses, checks and makes the program of a case for a backend.
 pub fn program(env: &Env, case: &BenchCase, backend: Backend, track_cost: bool) -> Program {
-    let ast = env
-        .compile(&case.expr)
-        .expect("benchmark expressions compile");
     let options = ProgramOptions {
         backend,
         track_cost,
         ..ProgramOptions::default()
     };
+    program_with(env, case, options)
+}
+
+/// Parses, checks and makes the program of a case with explicit options.
+pub fn program_with(env: &Env, case: &BenchCase, options: ProgramOptions) -> Program {
+    let ast = env
+        .compile(&case.expr)
+        .expect("benchmark expressions compile");
     env.program_with(&ast, options)
         .expect("benchmark programs build")
 }

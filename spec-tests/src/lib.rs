@@ -15,6 +15,7 @@
 
 pub mod convert;
 pub mod corpus;
+pub mod generate;
 pub mod known_failures;
 pub mod kubernetes;
 pub mod report;

@@ -155,7 +155,12 @@ pub fn differential(
 }
 
 /// Makes a program for a backend.
-fn program_for(env: &Env, ast: &celerity::Ast, backend: Backend, fault: bool) -> Result<Program, String> {
+fn program_for(
+    env: &Env,
+    ast: &celerity::Ast,
+    backend: Backend,
+    fault: bool,
+) -> Result<Program, String> {
     let options = ProgramOptions {
         backend,
         inject_fault: fault,
@@ -208,13 +213,19 @@ impl Stage for EvalStage {
             EvalBackend::Jit | EvalBackend::FaultyJit => {
                 let fault = self.backend == EvalBackend::FaultyJit;
                 // An unchecked expression is interpreted by every backend.
-                let backend = if ast.is_checked() { Backend::Jit } else { Backend::Interpreter };
+                let backend = if ast.is_checked() {
+                    Backend::Jit
+                } else {
+                    Backend::Interpreter
+                };
                 let jit = match program_for(env, ast, backend, fault) {
                     Ok(p) => p,
                     Err(issues) => return Outcome::Fail(format!("jit: {issues}")),
                 };
                 let (r, d) = jit.eval_details(&act);
-                if let Some(diff) = differential((&reference, details.actual_cost), (&r, d.actual_cost)) {
+                if let Some(diff) =
+                    differential((&reference, details.actual_cost), (&r, d.actual_cost))
+                {
                     return Outcome::Fail(diff);
                 }
                 r

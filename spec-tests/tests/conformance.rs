@@ -189,7 +189,10 @@ fn residual_count_in_readme() {
     );
     // Every residual is a message literal.
     for e in &residual_exprs {
-        assert!(e.contains('{') && e.chars().any(|c| c.is_ascii_uppercase()), "unexpected residual in {e}");
+        assert!(
+            e.contains('{') && e.chars().any(|c| c.is_ascii_uppercase()),
+            "unexpected residual in {e}"
+        );
     }
     let readme_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
     let readme = std::fs::read_to_string(&readme_path).unwrap();
@@ -198,10 +201,16 @@ fn residual_count_in_readme() {
     };
     if readme[s + RESIDUALS_START.len()..e] != text {
         if std::env::var("UPDATE_README").is_ok_and(|v| v == "1") {
-            let updated = format!("{}{text}{}", &readme[..s + RESIDUALS_START.len()], &readme[e..]);
+            let updated = format!(
+                "{}{text}{}",
+                &readme[..s + RESIDUALS_START.len()],
+                &readme[e..]
+            );
             std::fs::write(&readme_path, updated).unwrap();
         } else {
-            panic!("README.md's residual count is out of date; rerun with UPDATE_README=1.\nMeasured:{text}");
+            panic!(
+                "README.md's residual count is out of date; rerun with UPDATE_README=1.\nMeasured:{text}"
+            );
         }
     }
 }

@@ -26,15 +26,17 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion"));
     println!(
-        "| case | interpreter | JIT | JIT, no cost tracking | JIT speed-up | tracking overhead | compile |"
+        "| case | interpreter | JIT | JIT, no cost tracking | JIT speed-up | tracking overhead | compile: front end | + native | + native, fast |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for case in benches::cases() {
         let eval = root.join(format!("eval_{}", case.name));
         let interp = median(&eval.join("interpreter"));
         let jit = median(&eval.join("jit"));
         let untracked = median(&eval.join("jit_untracked"));
+        let front = median(&root.join("compile_interp").join(&case.name));
         let compile = median(&root.join("compile").join(&case.name));
+        let fast = median(&root.join("compile_fast").join(&case.name));
         let ratio = match (interp, jit) {
             (Some(i), Some(j)) if j > 0.0 => format!("{:.1}×", i / j),
             _ => "–".into(),
@@ -44,14 +46,16 @@ fn main() {
             _ => "–".into(),
         };
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             case.name,
             fmt_ns(interp),
             fmt_ns(jit),
             fmt_ns(untracked),
             ratio,
             overhead,
+            fmt_ns(front),
             fmt_ns(compile),
+            fmt_ns(fast),
         );
     }
 }

@@ -359,13 +359,20 @@ pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> 
             regex,
             cost,
         } => {
-            let s = eval(subject, st)?;
+            // A binary call: charged even when its subject failed (the subject then counts
+            // as null), as `eval_call` charges every unary and binary call.
+            let s = eval(subject, st);
+            if fatal(&s) {
+                return s;
+            }
             let r = match (&s, regex) {
-                (Value::String(s), Ok(re)) => Ok(Value::Bool(re.is_match(s))),
-                (Value::String(_), Err(e)) => Err(e.clone()),
+                (Err(e), _) => Err(e.clone()),
+                (Ok(Value::String(s)), Ok(re)) => Ok(Value::Bool(re.is_match(s))),
+                (Ok(Value::String(_)), Err(e)) => Err(e.clone()),
                 _ => Err(no_such_overload(*id)),
             };
-            let c = call_cost(cost, &[s, pattern.clone()], &r);
+            let subject_value = s.unwrap_or(Value::Null);
+            let c = call_cost(cost, &[subject_value, pattern.clone()], &r);
             st.charge(c)?;
             r
         }

@@ -1108,8 +1108,17 @@ impl<'a> Planner<'a> {
 
     fn plan_fold(&mut self, id: ExprId, c: &Comprehension) -> Node {
         let range = self.plan(&c.iter_range);
-        let init = self.plan(&c.accu_init);
         let saved_next = self.next_slot;
+        // The initial value is evaluated lazily, when the accumulator is first read: inside
+        // the loop, perhaps inside a comprehension of the step. The slots its own
+        // comprehensions use must therefore be none of the slots the loop uses: the loop's
+        // slots start above them.
+        let outer_max = self.max_slots;
+        self.max_slots = self.next_slot;
+        let init = self.plan(&c.accu_init);
+        let init_top = self.max_slots;
+        self.max_slots = outer_max.max(init_top);
+        self.next_slot = init_top;
         let accu_slot = self.alloc_slot();
         self.scopes.push((c.accu_var.clone(), accu_slot));
         let iter_slot = self.alloc_slot();

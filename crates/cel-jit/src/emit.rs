@@ -139,19 +139,50 @@ pub(crate) fn emit(
     data: &mut ProgramData,
     options: crate::JitOptions,
 ) -> Result<Emitted, JitError> {
+    // Cranelift's contexts keep their buffers between functions: a thread reuses its own.
+    let (mut ctx, mut fctx) = CONTEXTS
+        .with(|c| c.borrow_mut().take())
+        .unwrap_or_else(|| (module.make_context(), FunctionBuilderContext::new()));
+    module.clear_context(&mut ctx);
+    let r = emit_with(
+        func, checked, env, module, data, options, &mut ctx, &mut fctx,
+    );
+    module.clear_context(&mut ctx);
+    CONTEXTS.with(|c| *c.borrow_mut() = Some((ctx, fctx)));
+    r
+}
+
+std::thread_local! {
+    /// The thread's Cranelift contexts, reused by every compilation on it.
+    static CONTEXTS: std::cell::RefCell<Option<(cranelift_codegen::Context, FunctionBuilderContext)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the pieces of one compilation, passed once"
+)]
+fn emit_with(
+    func: &Function,
+    checked: &CheckedAst,
+    env: &PlanEnv,
+    module: &mut JITModule,
+    data: &mut ProgramData,
+    options: crate::JitOptions,
+    ctx: &mut cranelift_codegen::Context,
+    fctx: &mut FunctionBuilderContext,
+) -> Result<Emitted, JitError> {
     let want_clif = options.keep_clif;
-    let mut ctx = module.make_context();
     ctx.func.signature.params.push(AbiParam::new(types::I64));
     let func_id = module
         .declare_anonymous_function(&ctx.func.signature)
         .map_err(|e| JitError::Codegen(e.to_string()))?;
-    let mut fctx = FunctionBuilderContext::new();
     let mut exprs: HashMap<ExprId, &Expr> = HashMap::new();
     checked.ast.expr.walk(&mut |e| {
         exprs.insert(e.id, e);
     });
     {
-        let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let b = FunctionBuilder::new(&mut ctx.func, fctx);
         let mut em = Emitter {
             func,
             checked,
@@ -168,6 +199,8 @@ pub(crate) fn emit(
             const_sizes: HashMap::new(),
             no_errs: HashSet::new(),
             vars: HashMap::new(),
+            const_block: None,
+            const_cache: HashMap::new(),
             cost: None,
             locals: Vec::new(),
             shims: HashMap::new(),
@@ -182,9 +215,8 @@ pub(crate) fn emit(
     }
     let clif = want_clif.then(|| ctx.func.display().to_string());
     module
-        .define_function(func_id, &mut ctx)
+        .define_function(func_id, ctx)
         .map_err(|e| JitError::Codegen(format!("{e:?}")))?;
-    module.clear_context(&mut ctx);
     Ok(Emitted {
         func: func_id,
         clif,
@@ -218,8 +250,12 @@ struct Emitter<'a, 'f> {
     const_sizes: HashMap<cel_ir::Value, u64>,
     /// Error handles that are constantly "no error".
     no_errs: HashSet<cel_ir::Value>,
-    /// Each variable's value pointer (null when unbound), resolved once at entry.
-    vars: HashMap<Arc<str>, cl::Value>,
+    /// Each variable's value pointer (to null when unbound) and whether it is unbound,
+    /// resolved once at entry.
+    vars: HashMap<Arc<str>, (cl::Value, cl::Value)>,
+    /// The block whose constants `const_cache` holds.
+    const_block: Option<cl::Block>,
+    const_cache: HashMap<(types::Type, i64), cl::Value>,
     cost: Option<Variable>,
     locals: Vec<Variable>,
     shims: HashMap<Shim, FuncRef>,
@@ -248,12 +284,52 @@ impl Emitter<'_, '_> {
         self.vals[x.0 as usize] = Some(c);
     }
 
+    /// An integer constant, defined once per block (generated code repeats a few constants
+    /// many times, and every instruction costs compile time).
     fn iconst(&mut self, ty: types::Type, n: i64) -> cl::Value {
-        self.b.ins().iconst(ty, n)
+        let blk = self.b.current_block();
+        if blk != self.const_block {
+            self.const_cache.clear();
+            self.const_block = blk;
+        }
+        if let Some(v) = self.const_cache.get(&(ty, n)) {
+            return *v;
+        }
+        let v = self.b.ins().iconst(ty, n);
+        self.const_cache.insert((ty, n), v);
+        v
+    }
+
+    /// `icmp` with a constant (shared within the block, unlike `icmp_imm`'s).
+    fn icmp_c(&mut self, cc: IntCC, x: cl::Value, n: i64) -> cl::Value {
+        let ty = self.b.func.dfg.value_type(x);
+        let c = self.iconst(ty, n);
+        self.b.ins().icmp(cc, x, c)
+    }
+
+    /// `bxor` with a constant.
+    fn bxor_c(&mut self, x: cl::Value, n: i64) -> cl::Value {
+        let ty = self.b.func.dfg.value_type(x);
+        let c = self.iconst(ty, n);
+        self.b.ins().bxor(x, c)
+    }
+
+    /// `iadd` with a constant.
+    fn iadd_c(&mut self, x: cl::Value, n: i64) -> cl::Value {
+        let ty = self.b.func.dfg.value_type(x);
+        let c = self.iconst(ty, n);
+        self.b.ins().iadd(x, c)
+    }
+
+    /// `imul` with a constant.
+    fn imul_c(&mut self, x: cl::Value, n: i64) -> cl::Value {
+        let ty = self.b.func.dfg.value_type(x);
+        let c = self.iconst(ty, n);
+        self.b.ins().imul(x, c)
     }
 
     fn ptr_const<T>(&mut self, p: *const T) -> cl::Value {
-        self.b.ins().iconst(types::I64, p as usize as i64)
+        self.iconst(types::I64, p as usize as i64)
     }
 
     /// A value of the program, pointed at by generated code.
@@ -308,7 +384,7 @@ impl Emitter<'_, '_> {
 
     /// An `i64` 0/1 as a bool.
     fn to_bool(&mut self, x: cl::Value) -> cl::Value {
-        self.b.ins().icmp_imm_s(IntCC::NotEqual, x, 0)
+        self.icmp_c(IntCC::NotEqual, x, 0)
     }
 
     /// `err` if `cond`, else no error.
@@ -335,7 +411,7 @@ impl Emitter<'_, '_> {
         let n = i64::try_from(n).unwrap_or(i64::MAX).min(1 << 62);
         let var = self.cost_var();
         let c = self.b.use_var(var);
-        let s = self.b.ins().iadd_imm_s(c, n);
+        let s = self.iadd_c(c, n);
         self.b.def_var(var, s);
     }
 
@@ -486,7 +562,10 @@ impl Emitter<'_, '_> {
                     let site = self.data.keep(VarSite { name: name.clone() });
                     let s = self.ptr_const(site);
                     let p = self.call(Shim::cel_rt_resolve, &[s])?;
-                    self.vars.insert(name.clone(), p);
+                    let unbound = self.icmp_c(IntCC::Equal, p, 0);
+                    let null = self.ptr_const(&NULL_VALUE as *const Value);
+                    let v = self.b.ins().select(unbound, null, p);
+                    self.vars.insert(name.clone(), (v, unbound));
                 }
             }
         }
@@ -692,14 +771,11 @@ impl Emitter<'_, '_> {
                 self.def(r[0], c);
             }
             Op::LoadVar(name) => {
-                let p = *self
+                let (v, unbound) = *self
                     .vars
                     .get(name)
                     .ok_or_else(|| JitError::Codegen(format!("{name} was not resolved")))?;
                 self.data.names.insert(expr, name.clone());
-                let unbound = self.b.ins().icmp_imm_s(IntCC::Equal, p, 0);
-                let null = self.ptr_const(&NULL_VALUE as *const Value);
-                let v = self.b.ins().select(unbound, null, p);
                 let e = self.err_if(unbound, ERR_NO_SUCH_ATTRIBUTE, expr);
                 self.def(r[0], v);
                 self.def(r[1], e);
@@ -721,7 +797,7 @@ impl Emitter<'_, '_> {
                     Ty::Bool => Value::TAG_BOOL,
                     other => return Err(JitError::Codegen(format!("unbox to {other}"))),
                 };
-                let ok = self.b.ins().icmp_imm_s(IntCC::Equal, tag, want as i64);
+                let ok = self.icmp_c(IntCC::Equal, tag, want as i64);
                 let (payload, zero) = match ty {
                     Ty::Double => {
                         let x = self.b.ins().load(types::F64, flags(), p, VALUE_SCALAR);
@@ -737,7 +813,7 @@ impl Emitter<'_, '_> {
                     }
                 };
                 let v = self.b.ins().select(ok, payload, zero);
-                let bad = self.b.ins().icmp_imm_s(IntCC::Equal, ok, 0);
+                let bad = self.icmp_c(IntCC::Equal, ok, 0);
                 let e = self.err_if(bad, ERR_NO_SUCH_OVERLOAD, expr);
                 self.def(r[0], v);
                 self.def(r[1], e);
@@ -856,7 +932,7 @@ impl Emitter<'_, '_> {
             }
             Op::IntNeg => {
                 let x = self.v(a[0])?;
-                let min = self.b.ins().icmp_imm_s(IntCC::Equal, x, i64::MIN);
+                let min = self.icmp_c(IntCC::Equal, x, i64::MIN);
                 let v = self.b.ins().ineg(x);
                 let e = self.err_if(min, ERR_INT_OVERFLOW, expr);
                 self.def(r[0], v);
@@ -869,7 +945,7 @@ impl Emitter<'_, '_> {
             }
             Op::Not => {
                 let x = self.v(a[0])?;
-                let v = self.b.ins().bxor_imm_s(x, 1);
+                let v = self.bxor_c(x, 1);
                 self.def(r[0], v);
             }
             Op::BoolAnd => {
@@ -911,11 +987,7 @@ impl Emitter<'_, '_> {
                     let r = self.call(Shim::cel_rt_val_eq, &[x, y])?;
                     self.to_bool(r)
                 };
-                let v = if *negate {
-                    self.b.ins().bxor_imm_s(eq, 1)
-                } else {
-                    eq
-                };
+                let v = if *negate { self.bxor_c(eq, 1) } else { eq };
                 self.def(r[0], v);
             }
             Op::ValCmp(op) => {
@@ -934,13 +1006,13 @@ impl Emitter<'_, '_> {
             Op::ErrOr => {
                 let x = self.v(a[0])?;
                 let y = self.v(a[1])?;
-                let is = self.b.ins().icmp_imm_s(IntCC::NotEqual, x, 0);
+                let is = self.icmp_c(IntCC::NotEqual, x, 0);
                 let v = self.b.ins().select(is, x, y);
                 self.def(r[0], v);
             }
             Op::IsErr => {
                 let x = self.v(a[0])?;
-                let v = self.b.ins().icmp_imm_s(IntCC::NotEqual, x, 0);
+                let v = self.icmp_c(IntCC::NotEqual, x, 0);
                 self.def(r[0], v);
             }
             Op::NoSuchOverload => {
@@ -1047,13 +1119,14 @@ impl Emitter<'_, '_> {
                 self.add_cost_imm(total);
             }
             Op::ChargeIfOk(n) => {
-                let e = self.v(a[0])?;
-                let ok = self.b.ins().icmp_imm_s(IntCC::Equal, e, 0);
-                let n = i64::try_from(*n).unwrap_or(i64::MAX).min(1 << 62);
-                let amount = self.iconst(types::I64, n);
-                let zero = self.iconst(types::I64, 0);
-                let add = self.b.ins().select(ok, amount, zero);
-                self.add_cost(add);
+                if self.track_cost {
+                    let e = self.v(a[0])?;
+                    let ok = self.icmp_c(IntCC::Equal, e, 0);
+                    let one = self.b.ins().uextend(types::I64, ok);
+                    let n = i64::try_from(*n).unwrap_or(i64::MAX).min(1 << 62);
+                    let add = if n == 1 { one } else { self.imul_c(one, n) };
+                    self.add_cost(add);
+                }
             }
             Op::ChargeUnless(n) => {
                 let done = self.v(a[0])?;
@@ -1131,7 +1204,7 @@ impl Emitter<'_, '_> {
             }
             Op::IndexInc => {
                 let x = self.v(a[0])?;
-                let v = self.b.ins().iadd_imm_s(x, 1);
+                let v = self.iadd_c(x, 1);
                 self.def(r[0], v);
             }
             Op::IndexLt => {
@@ -1156,13 +1229,9 @@ impl Emitter<'_, '_> {
                 // The right side decides alone when it is a plain `false` (for `&&`) or
                 // `true` (for `||`); with both sides plain, the left side (which did not
                 // short-circuit) is the other value, so the right side is the result.
-                let r_ok = self.b.ins().icmp_imm_s(IntCC::Equal, re, 0);
-                let l_ok = self.b.ins().icmp_imm_s(IntCC::Equal, le, 0);
-                let decisive = if is_and {
-                    self.b.ins().bxor_imm_s(rv, 1)
-                } else {
-                    rv
-                };
+                let r_ok = self.icmp_c(IntCC::Equal, re, 0);
+                let l_ok = self.icmp_c(IntCC::Equal, le, 0);
+                let decisive = if is_and { self.bxor_c(rv, 1) } else { rv };
                 let r_decides = self.b.ins().band(r_ok, decisive);
                 let both_ok = self.b.ins().band(r_ok, l_ok);
                 let clean = self.b.ins().bor(r_decides, both_ok);
@@ -1172,7 +1241,7 @@ impl Emitter<'_, '_> {
                     r_decides
                 };
                 let _ = l;
-                let le_set = self.b.ins().icmp_imm_s(IntCC::NotEqual, le, 0);
+                let le_set = self.icmp_c(IntCC::NotEqual, le, 0);
                 let first = self.b.ins().select(le_set, le, re);
                 let none = self.iconst(types::I32, 0);
                 let e = self.b.ins().select(clean, none, first);
@@ -1182,9 +1251,9 @@ impl Emitter<'_, '_> {
             Op::NotStrictlyFalse => {
                 let x = self.v(a[0])?;
                 let e = self.v(a[1])?;
-                let ok = self.b.ins().icmp_imm_s(IntCC::Equal, e, 0);
+                let ok = self.icmp_c(IntCC::Equal, e, 0);
                 let is_false = match self.func.ty(a[0]) {
-                    Ty::Bool => self.b.ins().icmp_imm_s(IntCC::Equal, x, 0),
+                    Ty::Bool => self.icmp_c(IntCC::Equal, x, 0),
                     Ty::Val => {
                         let tag = self.b.ins().load(types::I8, flags(), x, VALUE_TAG);
                         let is_bool =
@@ -1192,14 +1261,14 @@ impl Emitter<'_, '_> {
                                 .ins()
                                 .icmp_imm_s(IntCC::Equal, tag, Value::TAG_BOOL as i64);
                         let payload = self.b.ins().load(types::I8, flags(), x, VALUE_BOOL);
-                        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, payload, 0);
+                        let zero = self.icmp_c(IntCC::Equal, payload, 0);
                         self.b.ins().band(is_bool, zero)
                     }
                     // Any other scalar is not a bool, so not `false`.
                     _ => self.iconst(types::I8, 0),
                 };
                 let strictly_false = self.b.ins().band(ok, is_false);
-                let v = self.b.ins().bxor_imm_s(strictly_false, 1);
+                let v = self.bxor_c(strictly_false, 1);
                 self.def(r[0], v);
             }
             Op::OptHasValue => {
@@ -1280,7 +1349,7 @@ impl Emitter<'_, '_> {
                 let e = self.v(args[other + 1])?;
                 let nonempty = self.call(Shim::cel_rt_nonempty, &[p])?;
                 // A failed argument counts as null, whose size is 1.
-                let failed = self.b.ins().icmp_imm_s(IntCC::NotEqual, e, 0);
+                let failed = self.icmp_c(IntCC::NotEqual, e, 0);
                 let one = self.iconst(types::I64, 1);
                 let c = self.b.ins().select(failed, one, nonempty);
                 self.add_cost(c);
@@ -1303,7 +1372,7 @@ impl Emitter<'_, '_> {
             let kv = self.iconst(types::I64, k);
             // A failed argument counts as null, whose size is 1.
             let e = self.v(pair[1])?;
-            let failed = self.b.ins().icmp_imm_s(IntCC::NotEqual, e, 0);
+            let failed = self.icmp_c(IntCC::NotEqual, e, 0);
             let two = self.iconst(types::I64, 2);
             let kv = self.b.ins().select(failed, two, kv);
             regs.push(p);
@@ -1416,9 +1485,9 @@ impl Emitter<'_, '_> {
             ArithOp::Div | ArithOp::Rem => {
                 // Neither a zero divisor nor `MIN / -1` may reach the instruction (both
                 // trap): they divide by 1 instead, and the error handle says what happened.
-                let zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
-                let minus_one = self.b.ins().icmp_imm_s(IntCC::Equal, y, -1);
-                let min = self.b.ins().icmp_imm_s(IntCC::Equal, x, i64::MIN);
+                let zero = self.icmp_c(IntCC::Equal, y, 0);
+                let minus_one = self.icmp_c(IntCC::Equal, y, -1);
+                let min = self.icmp_c(IntCC::Equal, x, i64::MIN);
                 let overflow = self.b.ins().band(minus_one, min);
                 let bad = self.b.ins().bor(zero, overflow);
                 let one = self.iconst(types::I64, 1);
@@ -1459,7 +1528,7 @@ impl Emitter<'_, '_> {
                 (v, e)
             }
             ArithOp::Div | ArithOp::Rem => {
-                let zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
+                let zero = self.icmp_c(IntCC::Equal, y, 0);
                 let one = self.iconst(types::I64, 1);
                 let safe = self.b.ins().select(zero, one, y);
                 let v = if op == ArithOp::Div {

@@ -23,6 +23,9 @@ use crate::shims::Shim;
 pub struct JitOptions {
     /// Keep the Cranelift IR text of the function (for `--dump clif`).
     pub keep_clif: bool,
+    /// Compile about twice as fast, for code that runs somewhat slower (no Cranelift
+    /// mid-end optimisations, single-pass register allocation).
+    pub fast_compile: bool,
     /// Count the cost and enforce the limit (on by default). Off, generated code has no cost
     /// counter at all: evaluations report a cost of 0 and are never stopped by a limit.
     pub track_cost: bool,
@@ -36,16 +39,22 @@ impl Default for JitOptions {
     fn default() -> JitOptions {
         JitOptions {
             keep_clif: false,
+            fast_compile: false,
             track_cost: true,
             inject_fault: false,
         }
     }
 }
 
-/// The host's instruction set with our settings, made once per process.
-fn isa() -> Result<OwnedTargetIsa, JitError> {
-    static ISA: OnceLock<Result<OwnedTargetIsa, String>> = OnceLock::new();
-    ISA.get_or_init(|| {
+/// The host's instruction set with our settings, made once per process: optimised
+/// (Cranelift's mid-end and its backtracking register allocator) or, for `fast_compile`,
+/// without the mid-end and with the single-pass allocator (about half the compile time,
+/// somewhat slower code).
+fn isa(fast_compile: bool) -> Result<OwnedTargetIsa, JitError> {
+    static OPTIMISED: OnceLock<Result<OwnedTargetIsa, String>> = OnceLock::new();
+    static FAST: OnceLock<Result<OwnedTargetIsa, String>> = OnceLock::new();
+    let cell = if fast_compile { &FAST } else { &OPTIMISED };
+    cell.get_or_init(|| {
         let mut flags = settings::builder();
         let set = |f: &mut settings::Builder, k: &str, v: &str| {
             f.set(k, v).map_err(|e| format!("setting {k}={v}: {e}"))
@@ -53,7 +62,12 @@ fn isa() -> Result<OwnedTargetIsa, JitError> {
         // `JITModule` requires non-PIC code and long-range calls to its imports.
         set(&mut flags, "is_pic", "false")?;
         set(&mut flags, "use_colocated_libcalls", "false")?;
-        set(&mut flags, "opt_level", "speed")?;
+        if fast_compile {
+            set(&mut flags, "opt_level", "none")?;
+            set(&mut flags, "regalloc_algorithm", "single_pass")?;
+        } else {
+            set(&mut flags, "opt_level", "speed")?;
+        }
         // Profilers and debuggers can walk through generated frames.
         set(&mut flags, "preserve_frame_pointers", "true")?;
         // Argument arrays live on the stack; big ones must not step over the guard page.
@@ -131,7 +145,7 @@ impl JitProgram {
             Some(v) => func.ty(*v),
             None => return Err(JitError::Codegen("no return".into())),
         };
-        let mut builder = JITBuilder::with_isa(isa()?, default_libcall_names());
+        let mut builder = JITBuilder::with_isa(isa(options.fast_compile)?, default_libcall_names());
         // Every import is a shim of the table; nothing is looked up in the process.
         builder.symbol_lookup_fn(Box::new(|name| Shim::by_name(name).map(|s| s.address())));
         let mut module = JITModule::new(builder);
