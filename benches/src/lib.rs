@@ -7,6 +7,8 @@
 //! case gives the expected value and cel-go's cost on both backends; the `bench-table`
 //! binary turns criterion's results into the README's table. Nothing here is a timed test.
 
+#![forbid(unsafe_code)]
+
 use celerity::{Backend, Env, EnvOptions, MapActivation, Program, ProgramOptions, Type, Value};
 
 /// The vendored case file.

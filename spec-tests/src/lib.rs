@@ -13,6 +13,8 @@
 //! - [`kubernetes`] loads and runs Celerity's own Kubernetes corpus
 //!   (`spec-tests/cases/kubernetes/*.jsonl`), costs included.
 
+#![forbid(unsafe_code)]
+
 pub mod convert;
 pub mod corpus;
 pub mod generate;

@@ -14,6 +14,8 @@
 //! checkout without the data still builds and tests; the Kubernetes corpus still runs),
 //! except under `CI=true`, where it exits 1.
 
+#![forbid(unsafe_code)]
+
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -87,6 +87,12 @@ const RULES: &[Rule] = &[
         why: "the interpreter is the semantic reference; the JIT depends on it, never the reverse",
     },
     Rule {
+        subject: Subject::Package("cel-ir"),
+        forbidden: Forbidden::Packages(&["cel-runtime", "cel-interp", "cel-jit", "celerity"]),
+        kinds: Kinds::NormalAndBuild,
+        why: "the IR is lowered from the checked AST and the cost plan; it builds without values, the interpreter or code generation",
+    },
+    Rule {
         subject: Subject::Under("crates", &["celerity"]),
         forbidden: Forbidden::Packages(&["celerity"]),
         kinds: Kinds::NormalAndBuild,
@@ -281,5 +287,42 @@ fn rules_catch_violations() {
             "cel-cli (tools/cel-cli) depends on cranelift-frontend (dev)",
         ],
         "{found:#?}"
+    );
+}
+
+/// `unsafe` lives only in `cel-jit` (generated code and the helper ABI): every other crate
+/// root forbids it, so the compiler enforces it.
+#[test]
+fn unsafe_code_is_forbidden_outside_the_jit() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut roots = Vec::new();
+    for dir in ["crates", "tools"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.ends_with("cel-jit") {
+                continue;
+            }
+            for file in ["src/lib.rs", "src/main.rs"] {
+                if path.join(file).exists() {
+                    roots.push(path.join(file));
+                }
+            }
+        }
+    }
+    roots.push(root.join("spec-tests/src/lib.rs"));
+    roots.push(root.join("spec-tests/src/main.rs"));
+    roots.push(root.join("benches/src/lib.rs"));
+    assert!(roots.len() >= 12, "{roots:?}");
+    let missing: Vec<_> = roots
+        .iter()
+        .filter(|p| {
+            !std::fs::read_to_string(p)
+                .unwrap()
+                .contains("#![forbid(unsafe_code)]")
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "crate roots without #![forbid(unsafe_code)]: {missing:?}"
     );
 }

@@ -2,6 +2,8 @@
 //! by `cargo bench -p benches`): median ns per evaluation on the interpreter, on the JIT with
 //! and without cost tracking, the speed-up, and the median compile time.
 
+#![forbid(unsafe_code)]
+
 use std::path::{Path, PathBuf};
 
 /// The median of a benchmark in ns, from criterion's `estimates.json`.
@@ -15,6 +17,7 @@ fn fmt_ns(ns: Option<f64>) -> String {
     match ns {
         None => "–".into(),
         Some(n) if n >= 10_000.0 => format!("{:.1} µs", n / 1000.0),
+        Some(n) if n >= 1_000.0 => format!("{:.2} µs", n / 1000.0),
         Some(n) if n >= 100.0 => format!("{n:.0} ns"),
         Some(n) => format!("{n:.1} ns"),
     }

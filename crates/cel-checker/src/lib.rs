@@ -10,6 +10,8 @@
 //! It depends on `cel-syntax` (the AST) and `cel-types` (types and declarations) only: it must
 //! not depend on the runtime or any evaluator.
 
+#![forbid(unsafe_code)]
+
 mod check;
 mod env;
 mod print;

@@ -10,6 +10,8 @@
 //! It knows types and the checked AST, never runtime values: run-time formulas take sizes,
 //! and hooks that need to look at values are generic over the value type.
 
+#![forbid(unsafe_code)]
+
 mod actual;
 mod estimate;
 mod model;

@@ -69,6 +69,8 @@
 //! * The size limits above ([`MAX_RESULT_BYTES`], [`MAX_LIST_ELEMENTS`]) turn absurd
 //!   allocations into errors.
 
+#![forbid(unsafe_code)]
+
 mod comprehensions;
 pub mod costs;
 

@@ -9,6 +9,8 @@
 //! `cel-runtime`, and the JIT must agree with it on every value, error and cost. It must not
 //! depend on the IR, the JIT or Cranelift.
 
+#![forbid(unsafe_code)]
+
 mod eval;
 mod functions;
 pub mod ops;

@@ -11,6 +11,8 @@
 //! (`cel-cost`); it must not depend on runtime values, the interpreter or Cranelift, so that
 //! lowering and its tests build without code generation.
 
+#![forbid(unsafe_code)]
+
 mod ir;
 mod lower;
 pub mod passes;

@@ -224,7 +224,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// A value as a reference to a runtime value.
-    fn to_val(&mut self, lv: Lv, expr: ExprId) -> Lv {
+    fn as_val(&mut self, lv: Lv, expr: ExprId) -> Lv {
         match self.b.ty(lv.v) {
             Ty::Val => lv,
             _ => Lv {
@@ -236,7 +236,7 @@ impl<'a> Lowerer<'a> {
 
     /// A value as a scalar of type `ty`: values of another type are "no such overload",
     /// attached to `expr`. An error already present wins.
-    fn to_scalar(&mut self, lv: Lv, ty: Ty, expr: ExprId) -> Lv {
+    fn as_scalar(&mut self, lv: Lv, ty: Ty, expr: ExprId) -> Lv {
         let have = self.b.ty(lv.v);
         if have == ty {
             return lv;
@@ -276,7 +276,7 @@ impl<'a> Lowerer<'a> {
             ExprKind::Ident(name) => self.lower_ident(e, name),
             ExprKind::Select(s) => {
                 let operand = self.lower(&s.operand);
-                let operand = self.to_val(operand, e.id);
+                let operand = self.as_val(operand, e.id);
                 let (qual, root) = self.step_cost(e.id);
                 let op = if s.test_only {
                     Op::Has {
@@ -435,8 +435,8 @@ impl<'a> Lowerer<'a> {
     /// Converts to a representation: `Val` boxes, scalars unbox (with a type check).
     fn coerce(&mut self, lv: Lv, ty: Ty, expr: ExprId) -> Lv {
         match ty {
-            Ty::Val => self.to_val(lv, expr),
-            t => self.to_scalar(lv, t, expr),
+            Ty::Val => self.as_val(lv, expr),
+            t => self.as_scalar(lv, t, expr),
         }
     }
 
@@ -462,7 +462,7 @@ impl<'a> Lowerer<'a> {
                 (operators::OPT_SELECT, [o, field]) => {
                     if let ExprKind::Literal(Literal::String(name)) = &field.kind {
                         let operand = self.lower(o);
-                        let operand = self.to_val(operand, e.id);
+                        let operand = self.as_val(operand, e.id);
                         let (qual, root) = self.step_cost(e.id);
                         let (v, err) = self.b.inst2(
                             Op::OptSelect {
@@ -495,7 +495,7 @@ impl<'a> Lowerer<'a> {
             && let ExprKind::List(l) = &list.kind
         {
             let lv = self.lower(elem);
-            let lv = self.to_val(lv, e.id);
+            let lv = self.as_val(lv, e.id);
             let set = l
                 .elements
                 .iter()
@@ -586,7 +586,7 @@ impl<'a> Lowerer<'a> {
                 lvs.push(Lv { v: lv.v, err: None });
             }
             let r = self.apply(e, call, &args, &lvs, &overloads, dynamic);
-            let r = self.to_val(r, e.id);
+            let r = self.as_val(r, e.id);
             self.charge_call(e, f, &overloads, &lvs, r);
             let re = self.err_or_none(r.err, e.id);
             self.b.jump(exit, vec![r.v, re]);
@@ -666,7 +666,7 @@ impl<'a> Lowerer<'a> {
             let mut vals = Vec::with_capacity(lvs.len());
             let mut err = None;
             for lv in lvs {
-                let s = self.to_scalar(*lv, operand_ty, e.id);
+                let s = self.as_scalar(*lv, operand_ty, e.id);
                 err = self.first_err(err, s.err, e.id);
                 vals.push(s.v);
             }
@@ -730,8 +730,8 @@ impl<'a> Lowerer<'a> {
                     .inst1(Op::ScalarCmp(op), vec![lvs[0].v, lvs[1].v], Ty::Bool, e.id);
                 return Lv { v, err: None };
             }
-            let a = self.to_val(lvs[0], e.id);
-            let b = self.to_val(lvs[1], e.id);
+            let a = self.as_val(lvs[0], e.id);
+            let b = self.as_val(lvs[1], e.id);
             let v = self.b.inst1(
                 Op::ValEq {
                     negate: call.function == operators::NOT_EQUALS,
@@ -746,8 +746,8 @@ impl<'a> Lowerer<'a> {
             && lvs.len() == 2
             && overloads.iter().all(|o| is_ordering_overload(o))
         {
-            let a = self.to_val(lvs[0], e.id);
-            let b = self.to_val(lvs[1], e.id);
+            let a = self.as_val(lvs[0], e.id);
+            let b = self.as_val(lvs[1], e.id);
             let (v, err) = self
                 .b
                 .inst2(Op::ValCmp(cmp), vec![a.v, b.v], Ty::Bool, e.id);
@@ -757,7 +757,7 @@ impl<'a> Lowerer<'a> {
             && lvs.len() == 2
             && let ExprKind::Literal(Literal::String(pattern)) = &args[1].kind
         {
-            let s = self.to_val(lvs[0], e.id);
+            let s = self.as_val(lvs[0], e.id);
             let (v, err) = self.b.inst2(
                 Op::MatchesConst {
                     pattern: pattern.as_str().into(),
@@ -768,7 +768,7 @@ impl<'a> Lowerer<'a> {
             );
             return Lv { v, err: Some(err) };
         }
-        let vals: Vec<Value> = lvs.iter().map(|lv| self.to_val(*lv, e.id).v).collect();
+        let vals: Vec<Value> = lvs.iter().map(|lv| self.as_val(*lv, e.id).v).collect();
         let (v, err) = self.b.inst2(
             Op::Call {
                 function: call.function.as_str().into(),
@@ -828,7 +828,7 @@ impl<'a> Lowerer<'a> {
     fn lower_logical(&mut self, e: &'a Expr, l: &'a Expr, r: &'a Expr, is_and: bool) -> Lv {
         let id = e.id;
         let lv = self.lower(l);
-        let lb = self.to_scalar(lv, Ty::Bool, id);
+        let lb = self.as_scalar(lv, Ty::Bool, id);
         let l_err = self.err_or_none(lb.err, id);
         // Short circuit: `false && _` is false, `true || _` is true (without error).
         let short = self.b.create_block();
@@ -850,7 +850,7 @@ impl<'a> Lowerer<'a> {
         self.b.jump(join, vec![target, none]);
         self.b.switch_to(rhs);
         let rv = self.lower(r);
-        let rb = self.to_scalar(rv, Ty::Bool, id);
+        let rb = self.as_scalar(rv, Ty::Bool, id);
         let r_err = self.err_or_none(rb.err, id);
         let op = if is_and {
             Op::LogicalAnd
@@ -872,7 +872,7 @@ impl<'a> Lowerer<'a> {
         let id = e.id;
         let cv = self.lower(c);
         // An error condition is the result; a non-bool one is "no such overload".
-        let cb = self.to_scalar(cv, Ty::Bool, id);
+        let cb = self.as_scalar(cv, Ty::Bool, id);
         let ty = match (
             scalar_ty(self.checked_type(t)),
             scalar_ty(self.checked_type(o)),
@@ -910,7 +910,7 @@ impl<'a> Lowerer<'a> {
     fn lower_opt_or(&mut self, e: &'a Expr, target: &'a Expr, arg: &'a Expr, or_value: bool) -> Lv {
         let id = e.id;
         let tv = self.lower(target);
-        let tv = self.to_val(tv, id);
+        let tv = self.as_val(tv, id);
         let join = self.b.create_block();
         let jv = self.b.add_param(join, Ty::Val);
         let je = self.b.add_param(join, Ty::Err);
@@ -939,7 +939,7 @@ impl<'a> Lowerer<'a> {
         self.b.jump(join, vec![out, none]);
         self.b.switch_to(absent);
         let av = self.lower(arg);
-        let av = self.to_val(av, id);
+        let av = self.as_val(av, id);
         let aerr = self.err_or_none(av.err, id);
         if or_value {
             self.b.jump(join, vec![av.v, aerr]);
@@ -966,7 +966,7 @@ impl<'a> Lowerer<'a> {
         let id = e.id;
         let (qual, root) = self.step_cost(id);
         let ov = self.lower(operand);
-        let ov = self.to_val(ov, id);
+        let ov = self.as_val(ov, id);
         let join = self.b.create_block();
         let jv = self.b.add_param(join, Ty::Val);
         let je = self.b.add_param(join, Ty::Err);
@@ -982,7 +982,7 @@ impl<'a> Lowerer<'a> {
             self.b.switch_to(go);
         }
         let iv = self.lower(index);
-        let iv = self.to_val(iv, id);
+        let iv = self.as_val(iv, id);
         let op = if optional { Op::OptIndex } else { Op::Index };
         let (v, err) = self.b.inst2(op, vec![ov.v, iv.v], Ty::Val, id);
         let err = match iv.err {
@@ -1026,7 +1026,7 @@ impl<'a> Lowerer<'a> {
             let mut vals = Vec::with_capacity(list.elements.len());
             for el in &list.elements {
                 let lv = self.lower(el);
-                let lv = self.to_val(lv, id);
+                let lv = self.as_val(lv, id);
                 self.exit_on_err(lv.err, lv.v, exit, id);
                 vals.push(lv.v);
             }
@@ -1039,7 +1039,7 @@ impl<'a> Lowerer<'a> {
             let mut l = self.b.inst1(Op::MakeList, vec![], Ty::Val, id);
             for (i, el) in list.elements.iter().enumerate() {
                 let lv = self.lower(el);
-                let lv = self.to_val(lv, id);
+                let lv = self.as_val(lv, id);
                 self.exit_on_err(lv.err, lv.v, exit, id);
                 if list.optional_indices.contains(&i) {
                     let (v, err) = self.b.inst2(Op::ListPushOpt, vec![l, lv.v], Ty::Val, id);
@@ -1070,10 +1070,10 @@ impl<'a> Lowerer<'a> {
         let mut m = self.b.inst1(Op::MapNew, vec![], Ty::Val, id);
         for entry in &map.entries {
             let k = self.lower(&entry.key);
-            let k = self.to_val(k, id);
+            let k = self.as_val(k, id);
             self.exit_on_err(k.err, k.v, exit, id);
             let v = self.lower(&entry.value);
-            let v = self.to_val(v, id);
+            let v = self.as_val(v, id);
             self.exit_on_err(v.err, v.v, exit, id);
             let (nm, err) = self.b.inst2(
                 Op::MapEntry {
@@ -1099,7 +1099,7 @@ impl<'a> Lowerer<'a> {
     fn lower_fold(&mut self, e: &'a Expr, c: &'a Comprehension) -> Lv {
         let id = e.id;
         let range = self.lower(&c.iter_range);
-        let range = self.to_val(range, id);
+        let range = self.as_val(range, id);
         let done = self.b.create_block();
         let result_ty = scalar_ty(self.checked_type(&c.result)).unwrap_or(Ty::Val);
         let dv = self.b.add_param(done, result_ty);
@@ -1280,7 +1280,7 @@ impl<'a> Lowerer<'a> {
         {
             let id = step.id;
             let cv = self.lower(c);
-            let cb = self.to_scalar(cv, Ty::Bool, id);
+            let cb = self.as_scalar(cv, Ty::Bool, id);
             let join = self.b.create_block();
             let jv = self.b.add_param(join, Ty::Val);
             let je = self.b.add_param(join, Ty::Err);
@@ -1303,7 +1303,7 @@ impl<'a> Lowerer<'a> {
             self.b.switch_to(else_b);
             // The untouched accumulator, read as any other reference to it.
             let lv = self.lower(f);
-            let lv = self.to_val(lv, id);
+            let lv = self.as_val(lv, id);
             let e2 = self.err_or_none(lv.err, id);
             self.b.jump(join, vec![lv.v, e2]);
             self.b.switch_to(join);
@@ -1331,7 +1331,7 @@ impl<'a> Lowerer<'a> {
                     return None;
                 };
                 let elem = self.lower(&list.elements[0]);
-                let elem = self.to_val(elem, id);
+                let elem = self.as_val(elem, id);
                 self.charge(self.literal_cost(rhs.id), rhs.id);
                 // acc + [elem]: both evaluated; the first error wins; charged as `add_list`.
                 let err = self.first_err(acc.err, elem.err, id);
@@ -1384,7 +1384,7 @@ impl<'a> Lowerer<'a> {
                 }
                 for part in [k, v] {
                     let lv = self.lower(part);
-                    let lv = self.to_val(lv, id);
+                    let lv = self.as_val(lv, id);
                     if let Some(err) = lv.err {
                         let any = self.b.inst1(Op::IsErr, vec![err], Ty::Bool, id);
                         let ok = self.b.create_block();
@@ -1415,7 +1415,7 @@ impl<'a> Lowerer<'a> {
             }
             ("cel.@mapInsert", [_, m]) => {
                 let mv = self.lower(m);
-                let mv = self.to_val(mv, id);
+                let mv = self.as_val(mv, id);
                 let err = self.first_err(acc.err, mv.err, id);
                 let r = match err {
                     None => {

@@ -383,7 +383,7 @@ impl Emitter<'_, '_> {
     }
 
     /// An `i64` 0/1 as a bool.
-    fn to_bool(&mut self, x: cl::Value) -> cl::Value {
+    fn is_nonzero(&mut self, x: cl::Value) -> cl::Value {
         self.icmp_c(IntCC::NotEqual, x, 0)
     }
 
@@ -729,7 +729,7 @@ impl Emitter<'_, '_> {
         let a = &inst.args;
         let r = &inst.results;
         let expr = inst.expr;
-        if expr > MAX_INLINE_EXPR || expr < 0 {
+        if !(0..=MAX_INLINE_EXPR).contains(&expr) {
             return Err(JitError::Unsupported(format!(
                 "expression id {expr} is out of range"
             )));
@@ -840,7 +840,7 @@ impl Emitter<'_, '_> {
                     }
                     _ => {
                         let (v, e) = self.call2(Shim::cel_rt_has, &[operand, s])?;
-                        let v = self.to_bool(v);
+                        let v = self.is_nonzero(v);
                         self.def(r[0], v);
                         self.def(r[1], e);
                     }
@@ -898,7 +898,7 @@ impl Emitter<'_, '_> {
                 let s = self.ptr_const(site);
                 let subject = self.v(a[0])?;
                 let (v, e) = self.call2(Shim::cel_rt_matches, &[subject, s])?;
-                let v = self.to_bool(v);
+                let v = self.is_nonzero(v);
                 self.def(r[0], v);
                 self.def(r[1], e);
             }
@@ -980,12 +980,12 @@ impl Emitter<'_, '_> {
                 let eq = if with_int_const {
                     self.int_fast_path(x, y, IntCC::Equal, |em| {
                         let r = em.call(Shim::cel_rt_val_eq, &[x, y])?;
-                        Ok(em.to_bool(r))
+                        Ok(em.is_nonzero(r))
                     })?
                     .0
                 } else {
                     let r = self.call(Shim::cel_rt_val_eq, &[x, y])?;
-                    self.to_bool(r)
+                    self.is_nonzero(r)
                 };
                 let v = if *negate { self.bxor_c(eq, 1) } else { eq };
                 self.def(r[0], v);
@@ -997,7 +997,7 @@ impl Emitter<'_, '_> {
                 let s = self.ptr_const(site);
                 let (v, e) = self.int_fast_path_err(x, y, int_cc(*op, true), |em| {
                     let (v, e) = em.call2(Shim::cel_rt_val_cmp, &[s, x, y])?;
-                    let v = em.to_bool(v);
+                    let v = em.is_nonzero(v);
                     Ok((v, e))
                 })?;
                 self.def(r[0], v);
@@ -1110,7 +1110,7 @@ impl Emitter<'_, '_> {
                 let s = self.ptr_const(site);
                 let x = self.v(a[0])?;
                 let v = self.call(Shim::cel_rt_in_set, &[x, s])?;
-                let v = self.to_bool(v);
+                let v = self.is_nonzero(v);
                 self.def(r[0], v);
             }
             Op::Charge(n) => self.add_cost_imm(*n),
@@ -1275,7 +1275,7 @@ impl Emitter<'_, '_> {
                 let x = self.v(a[0])?;
                 let id = self.iconst(types::I64, expr);
                 let (v, e) = self.call2(Shim::cel_rt_opt_has_value, &[x, id])?;
-                let v = self.to_bool(v);
+                let v = self.is_nonzero(v);
                 self.def(r[0], v);
                 self.def(r[1], e);
             }

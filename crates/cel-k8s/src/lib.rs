@@ -25,6 +25,8 @@
 //! arbitrary-precision quantity arithmetic refuses results that would need more than
 //! [`quantity::MAX_DIGITS`] digits instead of allocating without bound.
 
+#![forbid(unsafe_code)]
+
 pub mod authz;
 pub mod cost;
 pub mod format;

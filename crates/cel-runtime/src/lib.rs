@@ -12,6 +12,8 @@
 //! It must not depend on the front end (`cel-syntax`, `cel-checker`) or on any evaluator: it
 //! knows nothing of syntax. It may use `cel-types` for type values and declarations.
 
+#![forbid(unsafe_code)]
+
 mod activation;
 pub mod arith;
 pub mod compare;

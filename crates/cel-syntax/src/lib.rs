@@ -11,6 +11,8 @@
 //! The parser follows cel-go (the reference implementation) rather than the letter of the
 //! spec where the two differ: same ids, same positions, same macro expansions, same messages.
 
+#![forbid(unsafe_code)]
+
 pub mod ast;
 mod debug;
 mod lexer;

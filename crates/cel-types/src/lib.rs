@@ -8,6 +8,8 @@
 //! It must not depend on anything else in the workspace: it knows nothing of syntax, values
 //! or evaluation, so that both the checker (front end) and the runtime can use it.
 
+#![forbid(unsafe_code)]
+
 mod decls;
 mod parse;
 pub mod stdlib;

@@ -40,6 +40,7 @@
 //! `cel-runtime`, `cel-interp`, `cel-jit`, `cel-ext`, `cel-cost`, `cel-k8s`); nothing in
 //! `crates/` depends on it.
 
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod ast;

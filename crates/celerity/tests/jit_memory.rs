@@ -25,7 +25,7 @@ fn twenty_thousand_programs_compile_and_drop_in_bounded_memory() {
         "string(x) + 'a'",
     ];
     let asts: Vec<_> = exprs.iter().map(|e| env.compile(e).unwrap()).collect();
-    let mut run = |n: usize| {
+    let run = |n: usize| {
         for i in 0..n {
             let ast = &asts[i % asts.len()];
             let p = env.program_with(ast, options).unwrap();

@@ -19,6 +19,8 @@
 //! Diagnostics are printed in cel-go's form and make the command exit with status 1.
 //! This crate only talks to the `celerity` facade.
 
+#![forbid(unsafe_code)]
+
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
