@@ -580,38 +580,12 @@ shims! {
 
     /// `cel.@mapInsert(acc, k, v)` in place.
     fn cel_rt_map_insert(ctx, acc: *const Value, k: *const Value, v: *const Value, expr: i64) -> *const Value {
-        let (p, slot) = owned(ctx, acc);
-        let taken = std::mem::replace(slot, Value::Null);
-        match ops::map_insert(expr, Ok(taken), Some(val(k).clone()), Ok(val(v).clone())) {
-            Ok(m) => {
-                *slot = m;
-                set_err(ctx, 0);
-                p
-            }
-            Err(e) => {
-                let h = state(ctx).error(e);
-                set_err(ctx, h);
-                &NULL_VALUE
-            }
-        }
+        map_insert_in_place(ctx, acc, Some(val(k).clone()), val(v).clone(), expr)
     }
 
     /// `cel.@mapInsert(acc, m)` in place.
     fn cel_rt_map_merge(ctx, acc: *const Value, m: *const Value, expr: i64) -> *const Value {
-        let (p, slot) = owned(ctx, acc);
-        let taken = std::mem::replace(slot, Value::Null);
-        match ops::map_insert(expr, Ok(taken), None, Ok(val(m).clone())) {
-            Ok(m) => {
-                *slot = m;
-                set_err(ctx, 0);
-                p
-            }
-            Err(e) => {
-                let h = state(ctx).error(e);
-                set_err(ctx, h);
-                &NULL_VALUE
-            }
-        }
+        map_insert_in_place(ctx, acc, None, val(m).clone(), expr)
     }
 
     /// `x in [constants]`.
@@ -739,6 +713,31 @@ shims! {
     /// A copy of a value in storage of its own.
     fn cel_rt_own(ctx, v: *const Value) -> *const Value {
         state(ctx).arena.alloc(val(v).clone())
+    }
+}
+
+/// `cel.@mapInsert` on the accumulator's own storage: the map is taken out, updated and put
+/// back (an entry, or every entry of `value` when `key` is `None`).
+fn map_insert_in_place(
+    ctx: *mut Ctx,
+    acc: *const Value,
+    key: Option<Value>,
+    value: Value,
+    expr: i64,
+) -> *const Value {
+    let (p, slot) = owned(ctx, acc);
+    let taken = std::mem::replace(slot, Value::Null);
+    match ops::map_insert(expr, Ok(taken), key, Ok(value)) {
+        Ok(m) => {
+            *slot = m;
+            set_err(ctx, 0);
+            p
+        }
+        Err(e) => {
+            let h = state(ctx).error(e);
+            set_err(ctx, h);
+            &NULL_VALUE
+        }
     }
 }
 

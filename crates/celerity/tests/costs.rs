@@ -78,12 +78,28 @@ fn run(
 ) -> (Result<Value, celerity::EvalError>, u64) {
     let env = env(mode, &vars, decls);
     let ast = env.compile(expr).unwrap_or_else(|e| panic!("{expr}: {e}"));
-    let program = env
-        .program(&ast)
-        .unwrap_or_else(|e| panic!("{expr}: {e}"))
-        .with_cost_limit(limit);
-    let (r, details) = program.eval_details(&activation(&vars));
-    (r, details.actual_cost)
+    // Every data point runs on both backends, which must agree to the unit.
+    let mut outcomes = Vec::new();
+    for backend in [celerity::Backend::Interpreter, celerity::Backend::Jit] {
+        let options = celerity::ProgramOptions {
+            backend,
+            ..Default::default()
+        };
+        let program = env
+            .program_with(&ast, options)
+            .unwrap_or_else(|e| panic!("{expr}: {e}"))
+            .with_cost_limit(limit);
+        let (r, details) = program.eval_details(&activation(&vars));
+        outcomes.push((r, details.actual_cost));
+    }
+    let jit = outcomes.pop().expect("two backends");
+    let interpreter = outcomes.pop().expect("two backends");
+    assert_eq!(
+        format!("{:?}", interpreter),
+        format!("{:?}", jit),
+        "`{expr}`: the backends disagree (interpreter, then native code)"
+    );
+    interpreter
 }
 
 fn check(

@@ -245,6 +245,25 @@ fn extension_costs_match_cel_go() {
             act.bind(*name, literal(value));
         }
         let (result, details) = env.program(&ast).unwrap().eval_details(&act);
+        // Native code gives the same result and cost.
+        let jit = env
+            .program_with(
+                &ast,
+                celerity::ProgramOptions {
+                    backend: celerity::Backend::Jit,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        let (jit_result, jit_details) = jit.eval_details(&act);
+        if format!("{result:?}") != format!("{jit_result:?}")
+            || details.actual_cost != jit_details.actual_cost
+        {
+            failures.push(format!(
+                "`{}`: the backends disagree: {result:?} cost {}, native {jit_result:?} cost {}",
+                point.expr, details.actual_cost, jit_details.actual_cost
+            ));
+        }
         if details.actual_cost != point.actual {
             failures.push(format!(
                 "`{}`: cost {}, cel-go {} (result {result:?})",
