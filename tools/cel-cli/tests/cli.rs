@@ -444,3 +444,57 @@ fn functions_lists_overloads_with_signatures() {
         ]}])
     );
 }
+
+#[test]
+fn backends_give_the_same_result_and_cost() {
+    for backend in ["interpreter", "jit", "auto"] {
+        let o = cel(&[
+            "eval",
+            "--backend",
+            backend,
+            "--cost",
+            "[1, 2, 3].map(i, i * x).exists(i, i == 9)",
+            "--var",
+            "x=3",
+        ]);
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        assert_eq!(stdout(&o), "true : bool\ncost: 85\n", "{backend}");
+    }
+    // Errors too, with the same text.
+    for backend in ["interpreter", "jit"] {
+        let o = cel(&["eval", "--backend", backend, "x / 0", "--var", "x=1"]);
+        assert!(!o.status.success());
+        assert!(
+            stderr(&o).contains("division by zero"),
+            "{backend}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn dump_shows_each_stage() {
+    let o = cel(&[
+        "eval",
+        "--dump",
+        "ast",
+        "--dump",
+        "checked",
+        "--dump",
+        "ir",
+        "--dump",
+        "clif",
+        "x * 2 > 10",
+        "--var",
+        "x=7",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    // The parsed tree (ids), the checked tree (types), the IR (blocks, a return), the
+    // Cranelift function, then the result.
+    assert!(out.contains("_>_"), "{out}");
+    assert!(out.contains("~bool"), "{out}");
+    assert!(out.contains("bb0:") && out.contains("ret "), "{out}");
+    assert!(out.contains("function ") && out.contains("block0"), "{out}");
+    assert!(out.ends_with("true : bool\n"), "{out}");
+}
