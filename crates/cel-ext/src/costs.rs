@@ -18,16 +18,11 @@ pub const STRING_FACTOR: f64 = cel_cost::STRING_TRAVERSAL_COST_FACTOR;
 /// The regular-expression length factor, 0.25.
 pub const REGEX_FACTOR: f64 = cel_cost::REGEX_STRING_LENGTH_COST_FACTOR;
 
-/// The size of a value for the extension trackers: code points of a string, bytes of bytes,
-/// entries of a list or map, 1 otherwise.
+/// The size of a value for the extension trackers: what [`Value::sizer_size`] reports (code
+/// points of a string, bytes of bytes, entries of a list or map, a library type's size), 1
+/// otherwise. Unlike the core tracker's, an optional counts as 1.
 pub fn actual_size(v: &Value) -> u64 {
-    match v {
-        Value::String(s) => cel_runtime::strings::size_string(s) as u64,
-        Value::Bytes(b) => b.len() as u64,
-        Value::List(l) => l.len() as u64,
-        Value::Map(m) => m.len() as u64,
-        _ => 1,
-    }
+    v.sizer_size().unwrap_or(1)
 }
 
 /// The size range of an estimate argument; unknown when the estimator has none.

@@ -311,6 +311,11 @@ impl OpaqueValue for Ip {
         IP_TYPE_NAME
     }
 
+    /// The address's bytes: 4 or 16 (Kubernetes' IP reports it to cost formulas).
+    fn size(&self) -> Option<u64> {
+        Some(if self.family() == 4 { 4 } else { 16 })
+    }
+
     fn equals(&self, other: &dyn OpaqueValue) -> bool {
         other.as_any().downcast_ref::<Ip>() == Some(self)
     }
@@ -323,6 +328,11 @@ impl OpaqueValue for Ip {
 impl OpaqueValue for Cidr {
     fn type_name(&self) -> &str {
         CIDR_TYPE_NAME
+    }
+
+    /// The prefix's bytes, rounded up (Kubernetes' CIDR reports it to cost formulas).
+    fn size(&self) -> Option<u64> {
+        Some((self.prefix_length() as u64).div_ceil(8))
     }
 
     fn equals(&self, other: &dyn OpaqueValue) -> bool {

@@ -98,16 +98,13 @@ pub fn map_insert(
     Ok(Value::Map(map))
 }
 
-/// cel-go's `actualSize`: code points, bytes, entries; a present optional's value's size; 1
-/// for anything else.
+/// cel-go's `actualSize`: the size of values with one ([`Value::sizer_size`]: code points,
+/// bytes, entries, a library type's size), a present optional's value's size, 1 for anything
+/// else.
 pub fn actual_size(v: &Value) -> u64 {
     match v {
-        Value::String(s) => s.chars().count() as u64,
-        Value::Bytes(b) => b.len() as u64,
-        Value::List(l) => l.len() as u64,
-        Value::Map(m) => m.len() as u64,
         Value::Optional(Some(v)) => actual_size(v),
-        _ => 1,
+        other => other.sizer_size().unwrap_or(1),
     }
 }
 
@@ -119,6 +116,7 @@ pub fn actual_size_is_zero(v: &Value) -> bool {
         Value::List(l) => l.is_empty(),
         Value::Map(m) => m.is_empty(),
         Value::Optional(Some(v)) => actual_size_is_zero(v),
+        Value::Opaque(o) => o.size() == Some(0),
         _ => false,
     }
 }

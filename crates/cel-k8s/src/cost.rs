@@ -40,7 +40,7 @@ use cel_cost::{
     REGEX_STRING_LENGTH_COST_FACTOR, STRING_TRAVERSAL_COST_FACTOR, SizeRange, ceil_factor,
 };
 use cel_ext::{Library, LibraryContents};
-use cel_runtime::{OpaqueValue, Value};
+use cel_runtime::Value;
 use cel_types::Type;
 
 use crate::opaque;
@@ -158,30 +158,10 @@ fn ceil_u64(x: f64) -> u64 {
     }
 }
 
-/// cel-go's `actualSize`: `Size()` of strings (code points), bytes, lists and maps, the
-/// sizes network values report, 1 for anything else.
+/// Kubernetes' `actualSize`: the size of values that have one ([`Value::sizer_size`]: code
+/// points, bytes, entries, the bytes of an IP address or CIDR prefix), 1 for anything else.
 pub fn actual_size(v: &Value) -> u64 {
-    match v {
-        Value::String(s) => s.chars().count() as u64,
-        Value::Bytes(b) => b.len() as u64,
-        Value::List(l) => l.len() as u64,
-        Value::Map(m) => m.len() as u64,
-        Value::Opaque(o) => opaque_size(&**o),
-        _ => 1,
-    }
-}
-
-/// The size of a network value (`net.IP`: 4 or 16 bytes; `net.CIDR`: the prefix length in
-/// bytes, rounded up). Values of other opaque types have no size (1).
-fn opaque_size(o: &dyn OpaqueValue) -> u64 {
-    use cel_ext::network::{Cidr, Ip};
-    if let Some(ip) = o.as_any().downcast_ref::<Ip>() {
-        return if ip.family() == 4 { 4 } else { 16 };
-    }
-    if let Some(c) = o.as_any().downcast_ref::<Cidr>() {
-        return (c.prefix_length() as u64).div_ceil(8);
-    }
-    1
+    v.sizer_size().unwrap_or(1)
 }
 
 /// Kubernetes' `traversalCost`: strings and bytes cost `floor(0.1 × bytes)`, lists the sum

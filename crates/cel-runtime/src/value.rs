@@ -73,6 +73,22 @@ impl Value {
     pub const SCALAR_OFFSET: usize = 8;
 }
 
+impl Value {
+    /// The size cel-go's `traits.Sizer` reports, for the values that have one: code points of
+    /// a string, bytes of bytes, entries of a list or map, a library type's own size. Cost
+    /// formulas count every other value as 1.
+    pub fn sizer_size(&self) -> Option<u64> {
+        match self {
+            Value::String(s) => Some(s.chars().count() as u64),
+            Value::Bytes(b) => Some(b.len() as u64),
+            Value::List(l) => Some(l.len() as u64),
+            Value::Map(m) => Some(m.len() as u64),
+            Value::Opaque(o) => o.size(),
+            _ => None,
+        }
+    }
+}
+
 /// A value of a type defined outside the core language, by a library or the host.
 pub trait OpaqueValue: fmt::Debug + Send + Sync + Any {
     /// The type's name, as `type(x)` reports it (`net.IP`).
@@ -83,6 +99,12 @@ pub trait OpaqueValue: fmt::Debug + Send + Sync + Any {
 
     /// Ordering with another value of the same type, if the type is ordered.
     fn compare(&self, _other: &dyn OpaqueValue) -> Option<Ordering> {
+        None
+    }
+
+    /// The value's size as cost formulas see it, for types that have one (cel-go's
+    /// `traits.Sizer`: an IP address's bytes, say); `None` counts as 1.
+    fn size(&self) -> Option<u64> {
         None
     }
 
