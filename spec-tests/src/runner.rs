@@ -190,6 +190,11 @@ pub fn parser_options(case: &Case) -> ParserOptions {
     let mut options = ParserOptions::default();
     if case.disable_macros {
         options.macros = no_macros();
+    } else {
+        // As in the environment the check stage builds (`stages::case_env`).
+        options
+            .macros
+            .extend(cel_syntax::macros::block_test_macros());
     }
     options
 }

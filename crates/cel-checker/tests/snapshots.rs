@@ -3,7 +3,7 @@
 
 use cel_checker::{CheckerEnv, CheckerOptions, check, format_checked};
 use cel_syntax::{ParserOptions, Source, macros::MacroTable, parse, render_diagnostics};
-use cel_types::{Container, Type, VariableDecl};
+use cel_types::{Container, FunctionDecl, OverloadDecl, Type, VariableDecl};
 
 fn env() -> CheckerEnv {
     let mut env = CheckerEnv::standard();
@@ -44,8 +44,12 @@ fn parser_options() -> ParserOptions {
 }
 
 fn check_one(env: &CheckerEnv, expr: &str) -> String {
+    check_with(env, &parser_options(), expr)
+}
+
+fn check_with(env: &CheckerEnv, options: &ParserOptions, expr: &str) -> String {
     let source = Source::new(expr);
-    let parsed = parse(&source, &parser_options());
+    let parsed = parse(&source, options);
     assert!(
         parsed.diagnostics.is_empty(),
         "{expr}: {}",
@@ -240,6 +244,45 @@ fn container_resolution() {
         &env,
         &["local + top", ".top", "c", "b.c", ".a.b.c", "missing"]
     ));
+}
+
+/// `cel.@block` as cel-go's bindings library (version 1) declares it, `cel_block_list(list(dyn),
+/// T) -> T`, with the `cel.block` test macros and `@index0` to `@index3` declared `dyn`, as in
+/// cel-go's conformance environment: the block is an ordinary call whose type is its result's.
+#[test]
+fn block_expressions() {
+    let mut env = env();
+    let t = Type::param("T");
+    env.add_function(FunctionDecl::new(
+        "cel.@block",
+        vec![OverloadDecl::global(
+            "cel_block_list",
+            vec![Type::list(Type::Dyn), t.clone()],
+            t,
+        )],
+    ));
+    for i in 0..4 {
+        env.add_variable(VariableDecl::new(format!("@index{i}"), Type::Dyn));
+    }
+    let mut options = parser_options();
+    options
+        .macros
+        .extend(cel_syntax::macros::block_test_macros());
+    let exprs = [
+        "cel.block([x, cel.index(0) + 1], cel.index(1))",
+        "cel.block([[1, 2], size(cel.index(0))], cel.index(1) == 2)",
+        "cel.block([], 's')",
+        "cel.block([l.map(cel.iterVar(0, 0), cel.iterVar(0, 0) * 2)], cel.index(0)[0])",
+        // A mixed list is fine: the subexpressions are list(dyn) elements.
+        "cel.block(['a', 1], [cel.index(0), cel.index(1)])",
+        // Beyond the declared indices: undeclared.
+        "cel.block([1], cel.index(4))",
+    ];
+    let mut out = String::new();
+    for e in exprs {
+        out.push_str(&format!("=== {e}\n{}\n\n", check_with(&env, &options, e)));
+    }
+    insta::assert_snapshot!(out);
 }
 
 #[test]

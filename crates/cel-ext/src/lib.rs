@@ -18,7 +18,8 @@
 //! | [`Strings`] | `ext.Strings()` | `cel.lib.ext.strings` | 0–5 | [`strings`] |
 //! | [`Math`] | `ext.Math()` | `cel.lib.ext.math` | 0–2 | [`math`] |
 //! | [`Encoders`] | `ext.Encoders()` | `cel.lib.ext.encoders` | 0 | [`encoders`] |
-//! | [`Bindings`] | `ext.Bindings()` | `cel.lib.ext.cel.bindings` | 0 | [`bindings`] |
+//! | [`Bindings`] | `ext.Bindings()` | `cel.lib.ext.cel.bindings` | 0–1 | [`bindings`] |
+//! | [`BlockTestMacros`] | cel-go's conformance test | `cel.lib.ext.cel.block.conformance` | — | [`bindings`] |
 //! | [`Lists`] | `ext.Lists()` | `cel.lib.ext.lists` | 0–3 | [`lists`] |
 //! | [`Sets`] | `ext.Sets()` | `cel.lib.ext.sets` | 0 | [`sets`] |
 //! | [`Regex`] | `ext.Regex()` | `cel.lib.ext.regex` | 0 | [`regex`] |
@@ -68,6 +69,8 @@
 //!   keys may come out in another order there.
 //! * The size limits above ([`MAX_RESULT_BYTES`], [`MAX_LIST_ELEMENTS`]) turn absurd
 //!   allocations into errors.
+//! * `cel.@block` subexpressions that need each other more deeply than the parser's AST depth
+//!   limit are an error rather than a risk to the stack (see [`bindings`]).
 
 #![forbid(unsafe_code)]
 
@@ -84,7 +87,7 @@ pub mod sets;
 pub mod strings;
 
 pub use crate::regex::Regex;
-pub use bindings::Bindings;
+pub use bindings::{Bindings, BlockTestMacros};
 pub use comprehensions::TwoVarComprehensions;
 pub use encoders::Encoders;
 pub use lists::Lists;
@@ -151,14 +154,15 @@ pub trait Library: Send + Sync + std::fmt::Debug {
     fn contents(&self) -> LibraryContents;
 }
 
-/// Every extension library at its newest version, as the conformance suite expects them.
+/// Every extension library at its newest version, as the conformance suite expects them (the
+/// conformance runner adds the `cel.block` test macros, [`BlockTestMacros`], itself).
 pub fn all_libraries() -> Vec<Box<dyn Library>> {
     vec![
         Box::new(TwoVarComprehensions),
         Box::new(Strings::default()),
         Box::new(Math::default()),
         Box::new(Encoders::default()),
-        Box::new(Bindings),
+        Box::new(Bindings::default()),
         Box::new(Lists::default()),
         Box::new(Sets),
         Box::new(Regex),

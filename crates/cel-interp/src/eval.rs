@@ -18,7 +18,7 @@ use crate::functions::dispatch;
 use crate::ops::{
     self, call_cost, has_field, index_value, map_insert, opt_index, opt_select, select,
 };
-use crate::plan::{CallCost, Dispatch, Fold, Node, Plan, StepCost};
+use crate::plan::{CallCost, Dispatch, Fold, MAX_BLOCK_EVAL_DEPTH, Node, Plan, StepCost};
 
 /// A comprehension variable's state.
 #[derive(Clone, Debug)]
@@ -28,12 +28,20 @@ enum Slot<'p> {
     /// An accumulator whose initial value has not been needed yet (cel-go initialises it on
     /// first read).
     Lazy(&'p Node),
+    /// A block subexpression not read yet (evaluated on first read), with its AST depth.
+    Pending(&'p Node, u32),
+    /// A block subexpression being evaluated: reading it again (from within itself) finds
+    /// nothing, as in cel-go.
+    Evaluating,
 }
 
 /// Per-evaluation state.
 pub(crate) struct State<'p, 'a> {
     activation: &'a dyn Activation,
     slots: Vec<Slot<'p>>,
+    /// The depth the block subexpressions being evaluated add to the recursion (see
+    /// [`MAX_BLOCK_EVAL_DEPTH`]).
+    block_depth: u32,
     cost: u64,
     limit: u64,
 }
@@ -71,6 +79,7 @@ impl Plan {
         let mut st = State {
             activation,
             slots: vec![Slot::Empty; self.slots],
+            block_depth: 0,
             cost: 0,
             limit: limit.unwrap_or(u64::MAX),
         };
@@ -182,6 +191,30 @@ pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> 
                 return r;
             }
             st.charge(*cost)?;
+            r
+        }
+        Node::BlockIndex {
+            id,
+            slot,
+            name,
+            cost,
+        } => {
+            let r = read_block_index(*slot, *id, st)
+                .unwrap_or_else(|| Err(Error::no_such_attribute(name).at(*id)));
+            if fatal(&r) {
+                return r;
+            }
+            st.charge(*cost)?;
+            r
+        }
+        Node::Block { slots, result } => {
+            for s in slots {
+                st.slots[s.slot] = Slot::Pending(&s.node, s.depth);
+            }
+            let r = eval(result, st);
+            for s in slots {
+                st.slots[s.slot] = Slot::Empty;
+            }
             r
         }
         Node::Select {
@@ -564,7 +597,44 @@ fn read_slot<'p>(slot: usize, st: &mut State<'p, '_>) -> Result<Value> {
             st.slots[slot] = Slot::Ready(r.clone());
             r
         }
-        Slot::Empty => Err(Error::internal("read of an unset comprehension variable")),
+        Slot::Empty | Slot::Pending(..) | Slot::Evaluating => {
+            Err(Error::internal("read of an unset comprehension variable"))
+        }
+    }
+}
+
+/// Reads a block subexpression's slot, evaluating the subexpression on the first read.
+/// `None` when the subexpression is being evaluated (it refers to itself): cel-go then finds
+/// no such variable. A first read that would nest subexpressions deeper than
+/// [`MAX_BLOCK_EVAL_DEPTH`] fails (at `id`, the reading identifier) and leaves the
+/// subexpression unevaluated.
+fn read_block_index<'p>(slot: usize, id: i64, st: &mut State<'p, '_>) -> Option<Result<Value>> {
+    match &st.slots[slot] {
+        Slot::Ready(r) => Some(r.clone()),
+        Slot::Pending(node, depth) => {
+            let node: &'p Node = node;
+            let weight = depth.saturating_add(1);
+            let nested = st.block_depth.saturating_add(weight);
+            if nested > MAX_BLOCK_EVAL_DEPTH {
+                return Some(Err(Error::new(format!(
+                    "cel.@block subexpressions nested too deeply (evaluation depth over \
+                     {MAX_BLOCK_EVAL_DEPTH})"
+                ))
+                .at(id)));
+            }
+            st.slots[slot] = Slot::Evaluating;
+            st.block_depth = nested;
+            let r = eval(node, st);
+            st.block_depth -= weight;
+            if !fatal(&r) {
+                st.slots[slot] = Slot::Ready(r.clone());
+            }
+            Some(r)
+        }
+        Slot::Evaluating => None,
+        Slot::Empty | Slot::Lazy(_) => Some(Err(Error::internal(
+            "read of a block index outside its block",
+        ))),
     }
 }
 

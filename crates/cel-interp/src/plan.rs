@@ -5,6 +5,10 @@
 //!
 //! Costs come from [`cel_cost::CostPlan`]: every node carries the charge cel-go's cost
 //! observer would apply to it.
+//!
+//! `cel.@block([e0, e1, ...], result)` (cel-go's bindings library, version 1) is planned as a
+//! block, not a call: each `ei` gets a slot that `@indexi` reads, evaluated on first read and
+//! kept for the rest of the block's evaluation, as cel-go's block decorator does.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -12,6 +16,7 @@ use std::sync::Arc;
 use cel_checker::CheckedAst;
 use cel_cost::{ActualCostFn, Charge, CostKey, CostOptions, CostPlan};
 use cel_runtime::{Error, Implementation, Key, Value};
+use cel_syntax::macros::{BLOCK_FUNCTION, BLOCK_INDEX_PREFIX};
 use cel_syntax::{
     Ast, Comprehension, Expr, ExprId, ExprKind, ListExpr, Literal, MapExpr, StructExpr, operators,
 };
@@ -269,6 +274,20 @@ pub(crate) enum Node {
     },
     /// A comprehension variable or accumulator.
     Local { slot: usize, cost: u64 },
+    /// `@indexN` inside `cel.@block`: the value of the block's subexpression in `slot`,
+    /// evaluated on its first read.
+    BlockIndex {
+        id: ExprId,
+        slot: usize,
+        name: Arc<str>,
+        cost: u64,
+    },
+    /// `cel.@block([e0, e1, ...], result)`: `result` evaluated with each `ei` pending in its
+    /// slot. Neither the call nor the list literal is charged (cel-go never evaluates them).
+    Block {
+        slots: Vec<BlockSlot>,
+        result: Box<Node>,
+    },
     /// `operand.field`.
     Select {
         id: ExprId,
@@ -405,6 +424,24 @@ pub(crate) enum Node {
     Fail(Error),
 }
 
+/// One subexpression of a block.
+#[derive(Clone, Debug)]
+pub(crate) struct BlockSlot {
+    pub(crate) slot: usize,
+    pub(crate) node: Node,
+    /// The AST depth of the subexpression, what evaluating it adds to the depth of the
+    /// evaluator's recursion (see [`MAX_BLOCK_EVAL_DEPTH`]).
+    pub(crate) depth: u32,
+}
+
+/// How deep block subexpressions being evaluated may nest, counting each by its AST depth
+/// plus one: the parser's largest AST depth (cel-go's recursion limit, 250, plus
+/// [`cel_syntax::AST_DEPTH_ALLOWANCE`]). Within a block, `@index5` may need `@index4`, which
+/// needs `@index3`, ...: the evaluator's recursion is then no longer bounded by the AST's
+/// depth, and an expression of legal depth could exhaust the stack. A read that would go
+/// deeper fails instead (cel-go, on Go's growable stacks, has no such limit).
+pub(crate) const MAX_BLOCK_EVAL_DEPTH: u32 = 250 + cel_syntax::AST_DEPTH_ALLOWANCE as u32;
+
 /// A planned comprehension.
 #[derive(Clone, Debug)]
 pub(crate) struct Fold {
@@ -431,12 +468,16 @@ struct Planner<'a> {
     env: &'a PlanEnv,
     checked: Option<&'a CheckedAst>,
     costs: CostPlan,
-    /// Names of comprehension variables in scope with their slots, innermost last.
+    /// Names of comprehension variables and block indices in scope with their slots,
+    /// innermost last.
     scopes: Vec<(String, usize)>,
+    /// The slots of the block indices in scope (the others in `scopes` are comprehension
+    /// variables).
+    index_slots: Vec<usize>,
     next_slot: usize,
     max_slots: usize,
-    /// The first error found while folding constants (cel-go reports it when the program is
-    /// created).
+    /// The first error found while planning: a constant that failed to fold, a malformed
+    /// `cel.@block` (cel-go reports both when the program is created).
     fold_error: Option<Error>,
 }
 
@@ -475,6 +516,7 @@ impl Plan {
             checked: Some(checked),
             costs,
             scopes: Vec::new(),
+            index_slots: Vec::new(),
             next_slot: 0,
             max_slots: 0,
             fold_error: None,
@@ -563,6 +605,7 @@ impl<'a> Planner<'a> {
             checked,
             costs,
             scopes: Vec::new(),
+            index_slots: Vec::new(),
             next_slot: 0,
             max_slots: 0,
             fold_error: None,
@@ -577,11 +620,26 @@ impl<'a> Planner<'a> {
         })
     }
 
+    /// The slot of a comprehension variable or block index in scope. A comprehension
+    /// variable matches by name; a block index by number, read as cel-go reads it (`@index01`
+    /// and `@index+1` are `@index1`), and an index beyond a block's subexpressions is looked
+    /// up in the enclosing blocks.
     fn local(&self, name: &str) -> Option<usize> {
+        let index = name
+            .strip_prefix(BLOCK_INDEX_PREFIX)
+            .and_then(|n| n.parse::<i64>().ok())
+            .filter(|n| *n >= 0)
+            .map(|n| format!("{BLOCK_INDEX_PREFIX}{n}"));
         self.scopes
             .iter()
             .rev()
-            .find(|(n, _)| n == name)
+            .find(|(n, slot)| {
+                if self.index_slots.contains(slot) {
+                    index.as_deref() == Some(n.as_str())
+                } else {
+                    n == name
+                }
+            })
             .map(|(_, s)| *s)
     }
 
@@ -701,6 +759,7 @@ impl<'a> Planner<'a> {
             checked: self.checked,
             costs: CostPlan::default(),
             scopes: Vec::new(),
+            index_slots: Vec::new(),
             next_slot: 0,
             max_slots: 0,
             fold_error: None,
@@ -730,6 +789,14 @@ impl<'a> Planner<'a> {
         if !name.starts_with('.')
             && let Some(slot) = self.local(name)
         {
+            if self.index_slots.contains(&slot) {
+                return Node::BlockIndex {
+                    id,
+                    slot,
+                    name: name.into(),
+                    cost,
+                };
+            }
             return Node::Local { slot, cost };
         }
         if let Some(checked) = self.checked {
@@ -824,6 +891,9 @@ impl<'a> Planner<'a> {
         args: &[Expr],
     ) -> Node {
         let n_args = args.len() + target.is_some() as usize;
+        if function == BLOCK_FUNCTION && target.is_none() {
+            return self.plan_block(id, args);
+        }
         match (function, target, args) {
             (operators::LOGICAL_AND, None, [l, r]) => {
                 return Node::And {
@@ -974,6 +1044,65 @@ impl<'a> Planner<'a> {
             dispatch,
             cost,
         }
+    }
+
+    /// Plans `cel.@block([e0, e1, ...], result)`. Each `ei` and `result` see every `@indexj` of
+    /// the block (a subexpression is evaluated when first read, wherever that is). The slots
+    /// a subexpression's own comprehensions use belong to it alone: it may be evaluated in the
+    /// middle of another subexpression's comprehension or of the result's.
+    fn plan_block(&mut self, id: ExprId, args: &[Expr]) -> Node {
+        let [bindings, result] = args else {
+            return self.plan_error(
+                Error::new(format!(
+                    "{BLOCK_FUNCTION} expects two arguments, but got {}",
+                    args.len()
+                ))
+                .at(id),
+            );
+        };
+        let ExprKind::List(list) = &bindings.kind else {
+            return self.plan_error(
+                Error::new(format!(
+                    "{BLOCK_FUNCTION} expects a list constructor as the first argument"
+                ))
+                .at(id),
+            );
+        };
+        let saved_next = self.next_slot;
+        let slots: Vec<usize> = list.elements.iter().map(|_| self.alloc_slot()).collect();
+        for (i, &slot) in slots.iter().enumerate() {
+            self.scopes.push((format!("{BLOCK_INDEX_PREFIX}{i}"), slot));
+            self.index_slots.push(slot);
+        }
+        let mut planned = Vec::with_capacity(slots.len());
+        for (&slot, element) in slots.iter().zip(&list.elements) {
+            let node = self.plan(element);
+            self.next_slot = self.max_slots;
+            planned.push(BlockSlot {
+                slot,
+                node,
+                depth: ast_depth(element),
+            });
+        }
+        let result = self.plan(result);
+        for _ in &slots {
+            self.scopes.pop();
+            self.index_slots.pop();
+        }
+        self.next_slot = saved_next;
+        Node::Block {
+            slots: planned,
+            result: Box::new(result),
+        }
+    }
+
+    /// A node for something that cannot be planned: the program fails to build with `err`
+    /// (and, should it be evaluated anyway, so does the node).
+    fn plan_error(&mut self, err: Error) -> Node {
+        if self.fold_error.is_none() {
+            self.fold_error = Some(err.clone());
+        }
+        Node::Fail(err)
     }
 
     /// Whether an `or`/`orValue` call is the optional library's (checked: by overload id;
@@ -1232,6 +1361,17 @@ pub fn contains_dyn(t: &Type) -> bool {
         Type::Dyn | Type::Error | Type::Any | Type::TypeParam(_) => true,
         other => other.params().into_iter().any(contains_dyn),
     }
+}
+
+/// The depth of a tree (a leaf is 1), without recursion.
+fn ast_depth(e: &Expr) -> u32 {
+    let mut deepest = 0;
+    let mut stack = vec![(e, 1u32)];
+    while let Some((node, depth)) = stack.pop() {
+        deepest = deepest.max(depth);
+        node.for_each_child(&mut |c| stack.push((c, depth.saturating_add(1))));
+    }
+    deepest
 }
 
 /// The dotted name an ident/select chain spells, if any.

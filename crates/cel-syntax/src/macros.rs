@@ -10,6 +10,10 @@
 //! The standard macros ([`standard_macros`]) and the optional-library macros
 //! ([`optional_macros`]) expand exactly as cel-go's do, node for node and in the same id order,
 //! so that ASTs, ids and error positions line up with cel-go's.
+//!
+//! [`block_test_macros`] are cel-spec's test-only `cel.block`, `cel.index`, `cel.iterVar` and
+//! `cel.accuVar`, which write the internal [`BLOCK_FUNCTION`] and its index identifiers
+//! directly.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -691,6 +695,120 @@ pub fn optional_macros() -> Vec<Macro> {
         Macro::receiver("optMap", 2, |f, t, a| expand_opt_map(f, t, a, true)),
         Macro::receiver("optFlatMap", 2, |f, t, a| expand_opt_map(f, t, a, false)),
     ]
+}
+
+/// The internal function of a block of common subexpressions: `cel.@block([e0, e1, ...],
+/// result)`, in which the identifier `@indexN` stands for the value of `eN`, computed at most
+/// once, when first read (cel-go's bindings library, version 1).
+pub const BLOCK_FUNCTION: &str = "cel.@block";
+
+/// The prefix of the identifiers naming a block's subexpressions: `@index0`, `@index1`, ...
+pub const BLOCK_INDEX_PREFIX: &str = "@index";
+
+/// cel-spec's test-only macros for [`BLOCK_FUNCTION`], which let the `block_ext` conformance
+/// tests write blocks without an optimiser (cel-go defines them in its conformance test, not
+/// in a library):
+///
+/// * `cel.block([e0, e1, ...], result)` → `cel.@block([e0, e1, ...], result)`; the first
+///   argument must be a list literal ("cel.block requires the first arg to be a list
+///   literal");
+/// * `cel.index(N)` → the identifier `@indexN`, for an int literal `N >= 0` ("cel.index
+///   requires a single non-negative int constant arg");
+/// * `cel.iterVar(D, N)` → `@it:D:N` and `cel.accuVar(D, N)` → `@ac:D:N`, comprehension
+///   variable names, for int literals `D, N >= 0` ("cel.iterVar requires two non-negative int
+///   constant args").
+///
+/// Each expands only on the receiver `cel`; errors are reported at the offending argument.
+pub fn block_test_macros() -> Vec<Macro> {
+    vec![
+        Macro::receiver("block", 2, expand_block),
+        Macro::receiver("index", 1, expand_block_index),
+        Macro::receiver("iterVar", 2, |f, t, a| {
+            expand_comprehension_var(f, t, a, "cel.iterVar", "@it")
+        }),
+        Macro::receiver("accuVar", 2, |f, t, a| {
+            expand_comprehension_var(f, t, a, "cel.accuVar", "@ac")
+        }),
+    ]
+}
+
+/// Whether a macro's receiver is the namespace `cel`.
+fn is_cel_namespace(target: Option<&Expr>) -> bool {
+    matches!(target.map(|t| &t.kind), Some(ExprKind::Ident(n)) if n == "cel")
+}
+
+/// The value of a non-negative int literal.
+fn non_negative_int(e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Literal(Literal::Int(v)) if *v >= 0 => Some(*v),
+        _ => None,
+    }
+}
+
+fn expand_block(
+    f: &mut ExprFactory<'_>,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Option<Expr>, MacroError> {
+    if !is_cel_namespace(target.as_ref()) {
+        return Ok(None);
+    }
+    let Some(bindings) = args.first() else {
+        return Ok(None);
+    };
+    if !matches!(bindings.kind, ExprKind::List(_)) {
+        return Err(f.error(
+            bindings.id,
+            "cel.block requires the first arg to be a list literal",
+        ));
+    }
+    Ok(Some(f.global_call(BLOCK_FUNCTION, args)))
+}
+
+fn expand_block_index(
+    f: &mut ExprFactory<'_>,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Option<Expr>, MacroError> {
+    if !is_cel_namespace(target.as_ref()) {
+        return Ok(None);
+    }
+    let Some(index) = args.first() else {
+        return Ok(None);
+    };
+    let Some(n) = non_negative_int(index) else {
+        return Err(f.error(
+            index.id,
+            "cel.index requires a single non-negative int constant arg",
+        ));
+    };
+    Ok(Some(f.ident(&format!("{BLOCK_INDEX_PREFIX}{n}"))))
+}
+
+fn expand_comprehension_var(
+    f: &mut ExprFactory<'_>,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+    function: &str,
+    prefix: &str,
+) -> Result<Option<Expr>, MacroError> {
+    if !is_cel_namespace(target.as_ref()) {
+        return Ok(None);
+    }
+    let [depth, unique] = args.as_slice() else {
+        return Ok(None);
+    };
+    let value = |e: &Expr| {
+        non_negative_int(e).ok_or_else(|| {
+            f.error(
+                e.id,
+                format!("{function} requires two non-negative int constant args"),
+            )
+        })
+    };
+    let depth = value(depth)?;
+    let unique = value(unique)?;
+    Ok(Some(f.ident(&format!("{prefix}:{depth}:{unique}"))))
 }
 
 fn expand_has(

@@ -51,6 +51,29 @@ fn optional_macros() {
 }
 
 #[test]
+fn block_test_macros() {
+    let mut options = ParserOptions::default();
+    options.macros.extend(macros::block_test_macros());
+    let inputs = [
+        "cel.block([1, cel.index(0) + 1], cel.index(1))",
+        "cel.block([], 1)",
+        "cel.block([[1].exists(cel.iterVar(0, 0), cel.iterVar(0, 0) > 0)], cel.index(0) || cel.accuVar(1, 2))",
+        // Only on the namespace `cel`, and only at their arities: otherwise ordinary calls.
+        "x.block([1], 2) + x.index(0) + cel.index(1, 2) + cel.block([1])",
+        // Malformed uses: errors at the offending argument.
+        "cel.block(1, 2)",
+        "cel.block(cel.index(0), 2)",
+        "cel.index(-1)",
+        "cel.index('a')",
+        "cel.index(1u)",
+        "cel.index(x)",
+        "cel.iterVar(0, x)",
+        "cel.accuVar(-1, 0)",
+    ];
+    insta::assert_snapshot!(group(&inputs, &options));
+}
+
+#[test]
 fn errors() {
     insta::assert_snapshot!(dump_diagnostics(ERRORS, &ParserOptions::default()));
 }

@@ -1,7 +1,8 @@
 //! Validations run after type-checking, as cel-go's AST validators (Kubernetes enables all
 //! four from 1.29): constant `duration(...)` and `timestamp(...)` arguments must convert,
 //! constant `matches` patterns must compile, and list and map literals must not mix element
-//! types (except inside `format` calls, whose argument lists mix types by design).
+//! types (except inside `format` calls, whose argument lists mix types by design, and the list
+//! of a `cel.@block`).
 
 use cel_checker::CheckedAst;
 use cel_interp::{Plan, PlanEnv};
@@ -127,8 +128,9 @@ fn homogeneous(e: &Expr, checked: &CheckedAst, exempt: bool, report: &mut dyn Fn
             }
         }
         ExprKind::Call(c) => {
-            // Literals directly inside `format(...)` (at any depth of literals) are exempt.
-            let exempt_args = c.function == "format";
+            // Literals directly inside `format(...)` (at any depth of literals) are exempt, and
+            // so is `cel.@block`'s list of subexpressions, as in cel-go.
+            let exempt_args = c.function == "format" || c.function == "cel.@block";
             if let Some(t) = &c.target {
                 homogeneous(t, checked, false, report);
             }
