@@ -6,7 +6,9 @@
 use std::sync::Arc;
 
 use cel_runtime::{Error, Implementation, Result, Value};
-use cel_syntax::macros::{ExprFactory, Macro, MacroError, ident_name};
+use cel_syntax::macros::{
+    ExprFactory, Macro, MacroError, Quantifier, ident_name, quantifier_parts,
+};
 use cel_syntax::{Expr, Literal, operators};
 use cel_types::{FunctionDecl, OverloadDecl, Type};
 
@@ -157,38 +159,12 @@ fn expand(
             let [predicate]: [Expr; 1] = rest
                 .try_into()
                 .map_err(|_| f.error(0, "wrong number of arguments"))?;
-            match kind {
-                Kind::All => {
-                    let init = f.literal(Literal::Bool(true));
-                    let a = f.accu_ident();
-                    let cond = f.global_call(operators::NOT_STRICTLY_FALSE, vec![a]);
-                    let a = f.accu_ident();
-                    let step = f.global_call(operators::LOGICAL_AND, vec![a, predicate]);
-                    (init, cond, step, f.accu_ident())
-                }
-                Kind::Exists => {
-                    let init = f.literal(Literal::Bool(false));
-                    let a = f.accu_ident();
-                    let not = f.global_call(operators::LOGICAL_NOT, vec![a]);
-                    let cond = f.global_call(operators::NOT_STRICTLY_FALSE, vec![not]);
-                    let a = f.accu_ident();
-                    let step = f.global_call(operators::LOGICAL_OR, vec![a, predicate]);
-                    (init, cond, step, f.accu_ident())
-                }
-                _ => {
-                    let init = f.literal(Literal::Int(0));
-                    let cond = f.literal(Literal::Bool(true));
-                    let a = f.accu_ident();
-                    let one = f.literal(Literal::Int(1));
-                    let plus = f.global_call(operators::ADD, vec![a, one]);
-                    let a = f.accu_ident();
-                    let step = f.global_call(operators::CONDITIONAL, vec![predicate, plus, a]);
-                    let a = f.accu_ident();
-                    let one = f.literal(Literal::Int(1));
-                    let result = f.global_call(operators::EQUALS, vec![a, one]);
-                    (init, cond, step, result)
-                }
-            }
+            let quantifier = match kind {
+                Kind::All => Quantifier::All,
+                Kind::Exists => Quantifier::Exists,
+                _ => Quantifier::ExistsOne,
+            };
+            quantifier_parts(f, quantifier, predicate)
         }
         Kind::TransformList | Kind::TransformMap | Kind::TransformMapEntry => {
             let (filter, transform) = match <[Expr; 2]>::try_from(rest) {

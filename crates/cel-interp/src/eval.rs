@@ -117,6 +117,50 @@ fn finish_step(
     r
 }
 
+/// A field step (`.f`, `has(.f)`, `.?f`): the operand, then `op` on it, charged as an
+/// attribute step (the qualifier only when the operand resolved).
+fn field_step<'p>(
+    st: &mut State<'p, '_>,
+    id: i64,
+    operand: &'p Node,
+    field: &str,
+    cost: StepCost,
+    op: fn(&Value, &str) -> Result<Value>,
+) -> Result<Value> {
+    match eval(operand, st) {
+        Ok(v) => {
+            let r = op(&v, field).map_err(|e| e.at(id));
+            finish_step(st, cost, true, r)
+        }
+        Err(e) if !e.is_absorbable() => Err(e),
+        Err(e) => finish_step(st, cost, false, Err(e)),
+    }
+}
+
+/// An index step (`[i]`, `[?i]`): the operand, then the index (not evaluated when the
+/// operand failed), then `op`, charged as an attribute step.
+fn index_step<'p>(
+    st: &mut State<'p, '_>,
+    id: i64,
+    operand: &'p Node,
+    index: &'p Node,
+    cost: StepCost,
+    op: fn(&Value, &Value) -> Result<Value>,
+) -> Result<Value> {
+    match eval(operand, st) {
+        Ok(v) => {
+            let i = eval(index, st);
+            if fatal(&i) {
+                return i;
+            }
+            let r = i.and_then(|i| op(&v, &i).map_err(|e| e.at(id)));
+            finish_step(st, cost, true, r)
+        }
+        Err(e) if !e.is_absorbable() => Err(e),
+        Err(e) => finish_step(st, cost, false, Err(e)),
+    }
+}
+
 pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> {
     match node {
         Node::Const(v) => Ok(v.clone()),
@@ -222,89 +266,31 @@ pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> 
             operand,
             field,
             cost,
-        } => {
-            let v = eval(operand, st);
-            match v {
-                Ok(v) => {
-                    let r = select(&v, field).map_err(|e| e.at(*id));
-                    finish_step(st, *cost, true, r)
-                }
-                Err(e) if !e.is_absorbable() => Err(e),
-                Err(e) => finish_step(st, *cost, false, Err(e)),
-            }
-        }
+        } => field_step(st, *id, operand, field, *cost, select),
         Node::Has {
             id,
             operand,
             field,
             cost,
-        } => {
-            let v = eval(operand, st);
-            match v {
-                Ok(v) => {
-                    let r = has_field(&v, field).map_err(|e| e.at(*id));
-                    finish_step(st, *cost, true, r)
-                }
-                Err(e) if !e.is_absorbable() => Err(e),
-                Err(e) => finish_step(st, *cost, false, Err(e)),
-            }
-        }
+        } => field_step(st, *id, operand, field, *cost, has_field),
         Node::OptSelect {
             id,
             operand,
             field,
             cost,
-        } => {
-            let v = eval(operand, st);
-            match v {
-                Ok(v) => {
-                    let r = opt_select(&v, field).map_err(|e| e.at(*id));
-                    finish_step(st, *cost, true, r)
-                }
-                Err(e) if !e.is_absorbable() => Err(e),
-                Err(e) => finish_step(st, *cost, false, Err(e)),
-            }
-        }
+        } => field_step(st, *id, operand, field, *cost, opt_select),
         Node::Index {
             id,
             operand,
             index,
             cost,
-        } => {
-            let v = eval(operand, st);
-            match v {
-                Ok(v) => {
-                    let i = eval(index, st);
-                    if fatal(&i) {
-                        return i;
-                    }
-                    let r = i.and_then(|i| index_value(&v, &i).map_err(|e| e.at(*id)));
-                    finish_step(st, *cost, true, r)
-                }
-                Err(e) if !e.is_absorbable() => Err(e),
-                Err(e) => finish_step(st, *cost, false, Err(e)),
-            }
-        }
+        } => index_step(st, *id, operand, index, *cost, index_value),
         Node::OptIndex {
             id,
             operand,
             index,
             cost,
-        } => {
-            let v = eval(operand, st);
-            match v {
-                Ok(v) => {
-                    let i = eval(index, st);
-                    if fatal(&i) {
-                        return i;
-                    }
-                    let r = i.and_then(|i| opt_index(&v, &i).map_err(|e| e.at(*id)));
-                    finish_step(st, *cost, true, r)
-                }
-                Err(e) if !e.is_absorbable() => Err(e),
-                Err(e) => finish_step(st, *cost, false, Err(e)),
-            }
-        }
+        } => index_step(st, *id, operand, index, *cost, opt_index),
         Node::And { id, lhs, rhs } => {
             let l = eval(lhs, st);
             if fatal(&l) {

@@ -20,6 +20,5 @@ mod wellknown;
 pub use eval::Evaluation;
 pub use functions::{FunctionTable, OverloadEntry};
 pub use plan::{
-    CallCost, CallTarget, CostHooks, Plan, PlanEnv, contains_dyn, cost_plan, literal_value,
-    type_value_in,
+    CallCost, CallTarget, CostHooks, Plan, PlanEnv, cost_plan, literal_value, type_value_in,
 };

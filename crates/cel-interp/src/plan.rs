@@ -1014,7 +1014,7 @@ impl<'a> Planner<'a> {
             Some(c) => target
                 .into_iter()
                 .chain(args.iter())
-                .any(|a| contains_dyn(c.type_of(a.id))),
+                .any(|a| c.type_of(a.id).is_dynamic()),
             None => true,
         };
         let dispatch =
@@ -1351,15 +1351,6 @@ impl<'a> Planner<'a> {
             }),
             _ => None,
         }
-    }
-}
-
-/// Whether a checked type leaves anything to run time (`dyn` anywhere in it, or `error`):
-/// calls with such arguments dispatch on the values.
-pub fn contains_dyn(t: &Type) -> bool {
-    match t {
-        Type::Dyn | Type::Error | Type::Any | Type::TypeParam(_) => true,
-        other => other.params().into_iter().any(contains_dyn),
     }
 }
 

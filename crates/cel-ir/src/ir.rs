@@ -208,8 +208,14 @@ pub enum Op {
     DoubleCmp(CmpOp),
     /// CEL equality (`==`, `!=`) of two values of any types.
     ValEq { negate: bool },
-    /// Ordering of two values of any types: `(bool, err)`.
-    ValCmp(CmpOp),
+    /// Ordering of two values of any types: `(bool, err)`. The call's function, overloads and
+    /// dynamic dispatch are as for [`Op::Call`], for the values that are not two `int`s.
+    ValCmp {
+        op: CmpOp,
+        function: Arc<str>,
+        overloads: Vec<Arc<str>>,
+        dynamic: bool,
+    },
     /// The first error of two: `a` if it is an error, else `b`.
     ErrOr,
     /// Whether an error handle is an error.

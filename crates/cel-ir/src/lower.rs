@@ -526,7 +526,7 @@ impl<'a> Lowerer<'a> {
                     .collect()
             })
             .unwrap_or_default();
-        let dynamic = args.iter().any(|a| contains_dyn(self.checked_type(a)));
+        let dynamic = args.iter().any(|a| self.checked_type(a).is_dynamic());
         if args.len() <= 2 {
             // Every argument is evaluated before errors are looked at; the call is charged.
             let lvs: Vec<Lv> = args.iter().map(|a| self.lower(a)).collect();
@@ -748,9 +748,13 @@ impl<'a> Lowerer<'a> {
         {
             let a = self.as_val(lvs[0], e.id);
             let b = self.as_val(lvs[1], e.id);
-            let (v, err) = self
-                .b
-                .inst2(Op::ValCmp(cmp), vec![a.v, b.v], Ty::Bool, e.id);
+            let op = Op::ValCmp {
+                op: cmp,
+                function: call.function.as_str().into(),
+                overloads: overloads.to_vec(),
+                dynamic,
+            };
+            let (v, err) = self.b.inst2(op, vec![a.v, b.v], Ty::Bool, e.id);
             return Lv { v, err: Some(err) };
         }
         if call.function == "matches"
@@ -1498,14 +1502,6 @@ fn is_accu_update(e: &Expr, accu_var: &str) -> bool {
         }
         ("cel.@mapInsert", [acc, _]) | ("cel.@mapInsert", [acc, _, _]) => is_accu(acc),
         _ => false,
-    }
-}
-
-/// Whether a checked type leaves anything to run time.
-fn contains_dyn(t: &Type) -> bool {
-    match t {
-        Type::Dyn | Type::Error | Type::Any | Type::TypeParam(_) => true,
-        other => other.params().into_iter().any(contains_dyn),
     }
 }
 

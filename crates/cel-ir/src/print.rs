@@ -55,7 +55,7 @@ fn op_text(op: &Op) -> String {
         Op::ScalarCmp(c) => format!("cmp.{}", c.text()),
         Op::DoubleCmp(c) => format!("double.cmp.{}", c.text()),
         Op::ValEq { negate } => if *negate { "val.ne" } else { "val.eq" }.into(),
-        Op::ValCmp(c) => format!("val.cmp.{}", c.text()),
+        Op::ValCmp { op, .. } => format!("val.cmp.{}", op.text()),
         Op::ErrOr => "err.or".into(),
         Op::IsErr => "is.err".into(),
         Op::NoSuchOverload => "err.no_such_overload".into(),

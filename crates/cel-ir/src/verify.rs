@@ -257,7 +257,7 @@ fn check_types(
             | Op::UintArith(_)
             | Op::IntNeg
             | Op::DoubleCmp(_)
-            | Op::ValCmp(_)
+            | Op::ValCmp { .. }
             | Op::ListPushOpt
             | Op::MapEntry { .. }
             | Op::MakeStruct { .. }
@@ -280,9 +280,12 @@ fn check_types(
         Op::DoubleCmp(_) => all(Ty::Double),
         Op::Not | Op::BoolAnd => all(Ty::Bool),
         Op::ScalarCmp(_) => args.len() == 2 && t(&args[0]) == t(&args[1]),
-        Op::ValEq { .. } | Op::ValCmp(_) | Op::Index | Op::OptIndex | Op::ListAppend | Op::Own => {
-            all(Ty::Val)
-        }
+        Op::ValEq { .. }
+        | Op::ValCmp { .. }
+        | Op::Index
+        | Op::OptIndex
+        | Op::ListAppend
+        | Op::Own => all(Ty::Val),
         Op::Select { .. } | Op::OptSelect { .. } | Op::Has { .. } | Op::Unbox(_) => {
             args.len() == 1 && t(&args[0]) == Ty::Val
         }

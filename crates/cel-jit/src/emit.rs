@@ -13,10 +13,10 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use cel_checker::CheckedAst;
-use cel_interp::{PlanEnv, contains_dyn, literal_value, type_value_in};
+use cel_interp::{PlanEnv, literal_value, type_value_in};
 use cel_ir::{ArithOp, CmpOp, Constant, Function, Op, Term, Ty};
 use cel_runtime::{KeyRef, MapHasher, Value};
-use cel_syntax::{Expr, ExprId, ExprKind};
+use cel_syntax::ExprId;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{self as cl};
 use cranelift_codegen::ir::{
@@ -177,17 +177,12 @@ fn emit_with(
     let func_id = module
         .declare_anonymous_function(&ctx.func.signature)
         .map_err(|e| JitError::Codegen(e.to_string()))?;
-    let mut exprs: HashMap<ExprId, &Expr> = HashMap::new();
-    checked.ast.expr.walk(&mut |e| {
-        exprs.insert(e.id, e);
-    });
     {
         let b = FunctionBuilder::new(&mut ctx.func, fctx);
         let mut em = Emitter {
             func,
             checked,
             env,
-            exprs,
             data,
             module: &mut *module,
             b,
@@ -236,7 +231,6 @@ struct Emitter<'a, 'f> {
     func: &'a Function,
     checked: &'a CheckedAst,
     env: &'a PlanEnv,
-    exprs: HashMap<ExprId, &'a Expr>,
     data: &'a mut ProgramData,
     module: &'a mut JITModule,
     b: FunctionBuilder<'f>,
@@ -573,6 +567,7 @@ impl Emitter<'_, '_> {
         self.b.ins().jump(first, &[]);
 
         let (rpo, back) = order(func);
+        let reached: HashSet<usize> = rpo.iter().copied().collect();
         for bi in rpo {
             let blk = self.blocks[bi];
             self.b.switch_to_block(blk);
@@ -645,7 +640,6 @@ impl Emitter<'_, '_> {
             }
         }
         // Blocks the entry cannot reach still need a terminator.
-        let reached: HashSet<usize> = order(func).0.into_iter().collect();
         for (i, blk) in self.blocks.clone().into_iter().enumerate() {
             if !reached.contains(&i) {
                 self.b.switch_to_block(blk);
@@ -660,42 +654,6 @@ impl Emitter<'_, '_> {
         args.iter()
             .map(|a| Ok(BlockArg::Value(self.v(*a)?)))
             .collect()
-    }
-
-    fn expr(&self, id: ExprId) -> Option<&Expr> {
-        self.exprs.get(&id).copied()
-    }
-
-    /// The call site of the call expression `id` (for orderings that leave the fast path):
-    /// the interpreter's own dispatch.
-    fn call_site(&mut self, id: ExprId, argc: usize) -> Result<*const CallSite, JitError> {
-        let Some(Expr {
-            kind: ExprKind::Call(call),
-            ..
-        }) = self.expr(id)
-        else {
-            return Err(JitError::Codegen(format!("expression {id} is not a call")));
-        };
-        let overloads: Vec<&str> = self
-            .checked
-            .references
-            .get(&id)
-            .map(|r| r.overload_ids.iter().map(|s| s.as_str()).collect())
-            .unwrap_or_default();
-        let dynamic = call
-            .target
-            .iter()
-            .map(|t| &**t)
-            .chain(call.args.iter())
-            .any(|a| contains_dyn(self.checked.type_of(a.id)));
-        let target = self.env.dispatch_checked(
-            &overloads,
-            &call.function,
-            call.target.is_some(),
-            argc,
-            dynamic,
-        );
-        Ok(self.data.keep(CallSite { target, expr: id }))
     }
 
     fn constant(&mut self, k: cel_ir::ConstId) -> Result<Value, JitError> {
@@ -990,10 +948,20 @@ impl Emitter<'_, '_> {
                 let v = if *negate { self.bxor_c(eq, 1) } else { eq };
                 self.def(r[0], v);
             }
-            Op::ValCmp(op) => {
+            Op::ValCmp {
+                op,
+                function,
+                overloads,
+                dynamic,
+            } => {
                 let x = self.v(a[0])?;
                 let y = self.v(a[1])?;
-                let site = self.call_site(expr, 2)?;
+                // The interpreter's own dispatch, for values that are not two `int`s.
+                let ids: Vec<&str> = overloads.iter().map(|o| &**o).collect();
+                let target = self
+                    .env
+                    .dispatch_checked(&ids, function, false, 2, *dynamic);
+                let site = self.data.keep(CallSite { target, expr });
                 let s = self.ptr_const(site);
                 let (v, e) = self.int_fast_path_err(x, y, int_cc(*op, true), |em| {
                     let (v, e) = em.call2(Shim::cel_rt_val_cmp, &[s, x, y])?;

@@ -835,27 +835,26 @@ fn iteration_var(f: &ExprFactory<'_>, arg: &Expr, not_ident: &str) -> Result<Str
     Ok(name.to_string())
 }
 
-#[derive(Clone, Copy)]
-enum Quantifier {
+/// The quantifier macros: `all`, `exists`, `exists_one` (with one iteration variable here,
+/// with two in the extension library).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantifier {
+    /// `all`: the predicate holds for every element.
     All,
+    /// `exists`: it holds for some element.
     Exists,
+    /// `exists_one`: it holds for exactly one.
     ExistsOne,
 }
 
-fn expand_quantifier(
-    kind: Quantifier,
+/// The accumulator's initial value, the loop condition, the step and the result of a
+/// quantifier over `predicate`, created in cel-go's order so that expression ids match.
+pub fn quantifier_parts(
     f: &mut ExprFactory<'_>,
-    target: Option<Expr>,
-    args: Vec<Expr>,
-) -> Result<Option<Expr>, MacroError> {
-    let [var, predicate]: [Expr; 2] = args
-        .try_into()
-        .map_err(|_| f.error(0, "argument must be a simple name"))?;
-    let target = target.ok_or_else(|| f.error(0, "missing receiver"))?;
-    let v = iteration_var(f, &var, "argument must be a simple name")?;
-    let accu = f.accu_name().to_string();
-    // Nodes are created in cel-go's order so that ids match.
-    let (init, condition, step, result) = match kind {
+    kind: Quantifier,
+    predicate: Expr,
+) -> (Expr, Expr, Expr, Expr) {
+    match kind {
         Quantifier::All => {
             let init = f.literal(Literal::Bool(true));
             let a = f.accu_ident();
@@ -886,7 +885,22 @@ fn expand_quantifier(
             let result = f.global_call(operators::EQUALS, vec![a, one]);
             (init, condition, step, result)
         }
-    };
+    }
+}
+
+fn expand_quantifier(
+    kind: Quantifier,
+    f: &mut ExprFactory<'_>,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Option<Expr>, MacroError> {
+    let [var, predicate]: [Expr; 2] = args
+        .try_into()
+        .map_err(|_| f.error(0, "argument must be a simple name"))?;
+    let target = target.ok_or_else(|| f.error(0, "missing receiver"))?;
+    let v = iteration_var(f, &var, "argument must be a simple name")?;
+    let accu = f.accu_name().to_string();
+    let (init, condition, step, result) = quantifier_parts(f, kind, predicate);
     Ok(Some(f.comprehension(
         target, &v, None, &accu, init, condition, step, result,
     )))

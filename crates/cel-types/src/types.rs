@@ -145,6 +145,16 @@ impl Type {
         matches!(self, Type::Dyn | Type::Error)
     }
 
+    /// Whether anything in the type is left to run time (`dyn`, `any`, `error` or a type
+    /// parameter, anywhere in it): calls with arguments of such types dispatch on the values,
+    /// in the interpreter and in native code alike.
+    pub fn is_dynamic(&self) -> bool {
+        match self {
+            Type::Dyn | Type::Error | Type::Any | Type::TypeParam(_) => true,
+            other => other.params().into_iter().any(Type::is_dynamic),
+        }
+    }
+
     /// Whether the type contains a type parameter anywhere.
     pub fn has_type_params(&self) -> bool {
         match self {
