@@ -118,14 +118,16 @@ fn finish_step(
 }
 
 /// A field step (`.f`, `has(.f)`, `.?f`): the operand, then `op` on it, charged as an
-/// attribute step (the qualifier only when the operand resolved).
+/// attribute step (the qualifier only when the operand resolved). Generic, so each use is
+/// compiled with its operation inline.
+#[inline]
 fn field_step<'p>(
     st: &mut State<'p, '_>,
     id: i64,
     operand: &'p Node,
     field: &str,
     cost: StepCost,
-    op: fn(&Value, &str) -> Result<Value>,
+    op: impl Fn(&Value, &str) -> Result<Value>,
 ) -> Result<Value> {
     match eval(operand, st) {
         Ok(v) => {
@@ -139,13 +141,14 @@ fn field_step<'p>(
 
 /// An index step (`[i]`, `[?i]`): the operand, then the index (not evaluated when the
 /// operand failed), then `op`, charged as an attribute step.
+#[inline]
 fn index_step<'p>(
     st: &mut State<'p, '_>,
     id: i64,
     operand: &'p Node,
     index: &'p Node,
     cost: StepCost,
-    op: fn(&Value, &Value) -> Result<Value>,
+    op: impl Fn(&Value, &Value) -> Result<Value>,
 ) -> Result<Value> {
     match eval(operand, st) {
         Ok(v) => {
