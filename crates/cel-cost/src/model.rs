@@ -211,6 +211,14 @@ pub type EstimateFn = Arc<dyn Fn(&[EstimateArg]) -> Option<CallEstimate> + Send 
 /// the function's cost entirely; argument costs are charged by the arguments themselves.
 pub type ActualCostFn<V> = Arc<dyn Fn(&[V], &V) -> Option<u64> + Send + Sync>;
 
+/// A result-size hook over values of type `V`: from a call's arguments (receiver first), the
+/// `actualSize` its result will have if the call succeeds, found without building the result
+/// (`lists.range(n)` has `n` elements). `None` when the call may fail or the size is not cheap
+/// to know. An evaluator with a cost limit computes the call's cost from it *before* calling,
+/// so that a call which would build a value too costly to pay for stops without building it.
+/// The cost charged afterwards is the ordinary one, so totals are unchanged.
+pub type ResultSizeFn<V> = Arc<dyn Fn(&[V]) -> Option<u64> + Send + Sync>;
+
 /// What a cost hook applies to.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum CostKey {

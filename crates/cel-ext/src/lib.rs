@@ -47,16 +47,27 @@
 //! # Bounded allocation
 //!
 //! A few functions can return values far larger than their inputs (`lists.range(n)`,
-//! `replace`, `join`, `format` with a large precision, `flatten`, `regex.replace`). Before
-//! allocating, each computes (or bounds) the size of its result and fails with an error
-//! instead of attempting an allocation above [`MAX_RESULT_BYTES`] bytes of text or
-//! [`MAX_LIST_ELEMENTS`] list elements. Both limits are far above anything an evaluation
-//! under Kubernetes' largest cost budget (10⁷ units, where every costed byte or element
-//! costs at least 0.1) can produce, and far below what would exhaust memory, so they never
-//! change an answer cel-go gives within a budget and only turn a process abort into an
-//! ordinary CEL error.
-
+//! `replace`, `join`, `split`, `format` with a large precision, `flatten`,
+//! `regex.replace`). Two things keep them in check:
 //!
+//! * **Charged before they run.** `lists.range`, `replace`, `join` and `regex.replace`
+//!   register a result-size hook ([`LibraryContents::result_sizes`]): from the arguments, the
+//!   size the result will have, found without building it (`replace` counts its matches).
+//!   Under a cost limit the evaluator (either backend) computes the call's cost from that size
+//!   with the same hooks that charge it afterwards, and if the cost would cross the limit it
+//!   stops there, with the cost and error it would have reached after the call. So
+//!   `lists.range(10000000)` under a limit of 1,000 stops without allocating its 240 MB, and
+//!   nothing else changes: costs and results are cel-go's.
+//! * **Size limits.** Each computes (or bounds) the size of its result and fails with an
+//!   error instead of attempting an allocation above [`MAX_RESULT_BYTES`] bytes of text or
+//!   [`MAX_LIST_ELEMENTS`] list elements (the limits of [`cel_runtime::limits`], which the
+//!   core's `+` also respects). These hold without a cost limit, and where the cost does not
+//!   grow with the result: Kubernetes charges `replace` by its receiver alone. Both limits
+//!   are far above anything an evaluation under Kubernetes' largest cost budget (10⁷ units,
+//!   where every costed byte or element costs at least 0.1) can produce, and far below what
+//!   would exhaust memory, so they never change an answer cel-go gives within a budget and
+//!   only turn a process abort into an ordinary CEL error.
+
 //! # Where this crate departs from cel-go v0.29.2
 //!
 //! * `format` uses the cel-spec formatter (cel-go's strings version 4 and later) at every
@@ -96,18 +107,12 @@ pub use network::Network;
 pub use sets::Sets;
 pub use strings::Strings;
 
-use cel_cost::{ActualCostFn, CostKey, EstimateFn};
+use cel_cost::{ActualCostFn, CostKey, EstimateFn, ResultSizeFn};
 use cel_runtime::{Implementation, Value};
 use cel_syntax::macros::Macro;
 use cel_types::{FunctionDecl, Type, VariableDecl};
 
-/// The largest string (in bytes) a library function builds: 1 GiB. A result that would be
-/// larger is an error instead ("... exceeds maximum allowed ...").
-pub const MAX_RESULT_BYTES: usize = 1 << 30;
-
-/// The largest list (in elements) a library function builds: 2²⁶ (67,108,864), about 1.5 GiB
-/// of values. `lists.range` has cel-go's own, lower limit of 10,000,000.
-pub const MAX_LIST_ELEMENTS: usize = 1 << 26;
+pub use cel_runtime::limits::{MAX_LIST_ELEMENTS, MAX_RESULT_BYTES};
 
 /// What a library adds to an environment.
 #[derive(Clone, Default)]
@@ -125,6 +130,10 @@ pub struct LibraryContents {
     pub actual_costs: Vec<(CostKey, ActualCostFn<Value>)>,
     /// Static estimates of its calls (cel-go's `CostEstimatorOptions` / `CostEstimator`).
     pub estimated_costs: Vec<(CostKey, EstimateFn)>,
+    /// Result sizes known from the arguments, by overload id, for functions that can build
+    /// large values: an evaluator under a cost limit charges such a call before running it
+    /// (see [`cel_cost::ResultSizeFn`]).
+    pub result_sizes: Vec<(String, ResultSizeFn<Value>)>,
     /// Types the library defines (cel-go's `cel.Types(...)`), such as the opaque `net.IP`:
     /// an environment should resolve each one's name (`net.IP`) as a type identifier, as it
     /// does `int` or `google.protobuf.Timestamp`, in the checker and in the planner.
@@ -140,6 +149,7 @@ impl std::fmt::Debug for LibraryContents {
             .field("macros", &self.macros.len())
             .field("actual_costs", &self.actual_costs.len())
             .field("estimated_costs", &self.estimated_costs.len())
+            .field("result_sizes", &self.result_sizes.len())
             .field("types", &self.types)
             .finish()
     }
@@ -227,6 +237,15 @@ pub(crate) mod build {
         ) {
             self.actual_costs
                 .push((CostKey::Overload(id.to_string()), Arc::new(f)));
+        }
+
+        /// Registers the result-size hook of an overload that can build a large value.
+        pub(crate) fn result_size(
+            &mut self,
+            id: &str,
+            f: impl Fn(&[Value]) -> Option<u64> + Send + Sync + 'static,
+        ) {
+            self.result_sizes.push((id.to_string(), Arc::new(f)));
         }
 
         /// Registers a static cost estimate for an overload.

@@ -106,6 +106,23 @@ impl Library for Regex {
             "regex_replace_string_string_string_int",
             Implementation::Nary(replace_value),
         );
+        for id in [
+            "regex_replace_string_string_string",
+            "regex_replace_string_string_string_int",
+        ] {
+            c.result_size(id, |a| match a {
+                [Value::String(t), Value::String(p), Value::String(r)] => {
+                    replace_result_size(t, p, r, -1)
+                }
+                [
+                    Value::String(t),
+                    Value::String(p),
+                    Value::String(r),
+                    Value::Int(n),
+                ] => replace_result_size(t, p, r, *n),
+                _ => None,
+            });
+        }
 
         let sizes = |a: &[Value]| {
             (
@@ -286,17 +303,63 @@ pub fn extract_all(target: &str, pattern: &str) -> Result<Vec<Value>> {
     Ok(out)
 }
 
+/// Where `regex.replace` writes its result: the text, or only its size (to charge the call
+/// before building it).
+trait ReplaceSink {
+    fn push_char(&mut self, c: char);
+    fn push_str(&mut self, s: &str);
+    /// The bytes written so far.
+    fn bytes(&self) -> usize;
+}
+
+impl ReplaceSink for String {
+    fn push_char(&mut self, c: char) {
+        self.push(c);
+    }
+
+    fn push_str(&mut self, s: &str) {
+        String::push_str(self, s);
+    }
+
+    fn bytes(&self) -> usize {
+        self.len()
+    }
+}
+
+/// The size of a result, in bytes and code points.
+#[derive(Default)]
+struct ResultSize {
+    bytes: usize,
+    points: u64,
+}
+
+impl ReplaceSink for ResultSize {
+    fn push_char(&mut self, c: char) {
+        self.bytes += c.len_utf8();
+        self.points += 1;
+    }
+
+    fn push_str(&mut self, s: &str) {
+        self.bytes += s.len();
+        self.points += cel_runtime::strings::size_string(s) as u64;
+    }
+
+    fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
 /// Expands a replacement for one match, validating it as cel-go does.
 fn expand_replacement(
     caps: &::regex::Captures<'_>,
     replacement: &str,
     groups: usize,
-    out: &mut String,
+    out: &mut impl ReplaceSink,
 ) -> Result<()> {
     let mut chars = replacement.chars();
     while let Some(c) = chars.next() {
         if c != '\\' {
-            out.push(c);
+            out.push_char(c);
             continue;
         }
         let Some(next) = chars.next() else {
@@ -305,7 +368,7 @@ fn expand_replacement(
             )));
         };
         if next == '\\' {
-            out.push('\\');
+            out.push_char('\\');
             continue;
         }
         let Some(group) = next.to_digit(10).filter(|_| next.is_ascii_digit()) else {
@@ -331,26 +394,61 @@ pub fn replace(target: &str, pattern: &str, replacement: &str, count: i64) -> Re
     if count == 0 {
         return Ok(target.to_string());
     }
+    let mut out = String::with_capacity(target.len());
+    replace_into(target, pattern, replacement, count, &mut out)?;
+    Ok(out)
+}
+
+/// The size in code points of `regex.replace(target, pattern, replacement, count)`, found by
+/// matching without building the result; `None` when the call fails instead. Lets a cost
+/// limit stop the call before it allocates.
+pub fn replace_result_size(
+    target: &str,
+    pattern: &str,
+    replacement: &str,
+    count: i64,
+) -> Option<u64> {
+    if count == 0 {
+        return u64::try_from(cel_runtime::strings::size_string(target)).ok();
+    }
+    let mut size = ResultSize::default();
+    replace_into(target, pattern, replacement, count, &mut size).ok()?;
+    Some(size.points)
+}
+
+/// The replacement loop shared by [`replace`] and [`replace_result_size`]; fails rather than
+/// write more than [`MAX_RESULT_BYTES`].
+fn replace_into(
+    target: &str,
+    pattern: &str,
+    replacement: &str,
+    count: i64,
+    out: &mut impl ReplaceSink,
+) -> Result<()> {
     let re = cel_runtime::regex::compile_cached(pattern)?;
     let groups = group_count(&re);
     let limit = usize::try_from(count).unwrap_or(usize::MAX);
-    let mut out = String::with_capacity(target.len());
     let mut last = 0;
     for caps in go_matches(&re, target).take(limit) {
         let Some(m) = caps.get(0) else {
             continue;
         };
         out.push_str(&target[last..m.start()]);
-        expand_replacement(&caps, replacement, groups, &mut out)?;
+        expand_replacement(&caps, replacement, groups, out)?;
         last = m.end();
-        if out.len() > MAX_RESULT_BYTES {
+        if out.bytes() > MAX_RESULT_BYTES {
             return Err(Error::new(format!(
                 "regex.replace: result size exceeds maximum allowed ({MAX_RESULT_BYTES} bytes)"
             )));
         }
     }
     out.push_str(&target[last..]);
-    Ok(out)
+    if out.bytes() > MAX_RESULT_BYTES {
+        return Err(Error::new(format!(
+            "regex.replace: result size exceeds maximum allowed ({MAX_RESULT_BYTES} bytes)"
+        )));
+    }
+    Ok(())
 }
 
 fn str_arg(v: &Value) -> Result<&str> {
@@ -383,6 +481,32 @@ fn replace_value(args: &[Value]) -> Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn result_sizes_are_the_results_sizes() {
+        let size = |s: &str| cel_runtime::strings::size_string(s) as u64;
+        let cases = [
+            ("hello world hello", "hello", "hi"),
+            ("héllo wörld", "", "🎉"),
+            ("aaaa", "a*", "<\\0>"),
+            ("key=value; k2=v2", "(\\w+)=(\\w+)", "\\2=\\1"),
+            ("ünïcödé", "[ïö]", "\\\\"),
+            ("", "x", "y"),
+        ];
+        for (t, p, r) in cases {
+            for n in [-1, 0, 1, 2] {
+                let built = replace(t, p, r, n).unwrap();
+                assert_eq!(
+                    replace_result_size(t, p, r, n),
+                    Some(size(&built)),
+                    "regex.replace({t:?}, {p:?}, {r:?}, {n})"
+                );
+            }
+        }
+        // Calls that fail have no size.
+        assert_eq!(replace_result_size("a", "(", "b", -1), None);
+        assert_eq!(replace_result_size("a", "a", "\\2", -1), None);
+    }
 
     #[test]
     fn replace_cases() {

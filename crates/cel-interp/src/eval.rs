@@ -654,6 +654,17 @@ fn eval_call<'p>(
             }
         }
     }
+    // A call that can build a large value is charged before it runs when a limit is set, so
+    // that the limit stops it before it allocates (with the cost and error it would have
+    // reached afterwards).
+    if first_error.is_none()
+        && st.limit != u64::MAX
+        && let Some(pre) = cost.precharge(&values)
+        && st.cost.saturating_add(pre) > st.limit
+    {
+        st.cost = st.cost.saturating_add(pre);
+        return Err(Error::cost_limit_exceeded());
+    }
     let r = match first_error {
         Some(e) => Err(e),
         None => match dispatch_kind {

@@ -108,6 +108,29 @@ pub fn actual_size(v: &Value) -> u64 {
     }
 }
 
+/// A stand-in for a result not built yet, whose size is all a cost hook may look at: what
+/// [`crate::CallCost::precharge`] gives the hooks in place of the result.
+#[derive(Debug)]
+pub(crate) struct PredictedResult(pub(crate) u64);
+
+impl cel_runtime::OpaqueValue for PredictedResult {
+    fn type_name(&self) -> &str {
+        "celerity.PredictedResult"
+    }
+
+    fn equals(&self, _other: &dyn cel_runtime::OpaqueValue) -> bool {
+        false
+    }
+
+    fn size(&self) -> Option<u64> {
+        Some(self.0)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
 /// Whether [`actual_size`] is 0, without counting code points.
 pub fn actual_size_is_zero(v: &Value) -> bool {
     match v {

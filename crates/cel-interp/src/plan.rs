@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cel_checker::CheckedAst;
-use cel_cost::{ActualCostFn, Charge, CostKey, CostOptions, CostPlan};
+use cel_cost::{ActualCostFn, Charge, CostKey, CostOptions, CostPlan, ResultSizeFn};
 use cel_runtime::{Error, Implementation, Key, Value};
 use cel_syntax::macros::{BLOCK_FUNCTION, BLOCK_INDEX_PREFIX};
 use cel_syntax::{
@@ -29,6 +29,9 @@ use crate::functions::{FunctionTable, OverloadEntry};
 pub struct CostHooks {
     by_overload: HashMap<String, ActualCostFn<Value>>,
     by_function: HashMap<String, ActualCostFn<Value>>,
+    /// Result sizes known from the arguments, by overload id: calls that can build large
+    /// values are charged before they run (see [`CallCost::precharge`]).
+    result_sizes: HashMap<String, ResultSizeFn<Value>>,
 }
 
 impl std::fmt::Debug for CostHooks {
@@ -36,6 +39,10 @@ impl std::fmt::Debug for CostHooks {
         f.debug_struct("CostHooks")
             .field("by_overload", &self.by_overload.keys().collect::<Vec<_>>())
             .field("by_function", &self.by_function.keys().collect::<Vec<_>>())
+            .field(
+                "result_sizes",
+                &self.result_sizes.keys().collect::<Vec<_>>(),
+            )
             .finish()
     }
 }
@@ -47,6 +54,11 @@ impl CostHooks {
             CostKey::Overload(id) => self.by_overload.insert(id, hook),
             CostKey::Function(name) => self.by_function.insert(name, hook),
         };
+    }
+
+    /// Adds the result-size hook of an overload. A later hook replaces an earlier one.
+    pub fn add_result_size(&mut self, overload_id: &str, hook: ResultSizeFn<Value>) {
+        self.result_sizes.insert(overload_id.to_string(), hook);
     }
 }
 
@@ -82,6 +94,7 @@ impl PlanEnv {
             formula,
             overload: overload.into(),
             hooks: found,
+            result_size: self.cost_hooks.result_sizes.get(overload).cloned(),
         }
     }
 
@@ -189,6 +202,9 @@ pub struct CallCost {
     pub(crate) fixed: Option<u64>,
     /// The built-in cost formula.
     pub(crate) formula: cel_cost::CostFormula,
+    /// The size of the call's result, known from its arguments, for calls that can build
+    /// large values.
+    pub(crate) result_size: Option<ResultSizeFn<Value>>,
 }
 
 impl CallCost {
@@ -226,6 +242,28 @@ impl CallCost {
         } else {
             None
         }
+    }
+}
+
+impl CallCost {
+    /// Whether the call can be charged before it runs ([`CallCost::precharge`]).
+    pub fn has_precharge(&self) -> bool {
+        self.result_size.is_some()
+    }
+
+    /// The cost the call will be charged if it succeeds, computed from its arguments before
+    /// it runs, for calls that can build large values (`lists.range(n)`, `replace`, `join`):
+    /// the hooks and formula that charge it afterwards, applied to the result size the
+    /// overload's result-size hook predicts. `None` when the call has no such hook or the
+    /// hook cannot say (the call may fail).
+    ///
+    /// An evaluator under a cost limit that this cost would cross stops before calling, with
+    /// the cost and error it would have reached after the call, so the limit stops the call
+    /// before it allocates and nothing observable changes.
+    pub fn precharge(&self, args: &[Value]) -> Option<u64> {
+        let size = (self.result_size.as_ref()?)(args)?;
+        let predicted = Value::Opaque(Arc::new(crate::ops::PredictedResult(size)));
+        Some(crate::ops::call_cost(self, args, &Ok(predicted)))
     }
 }
 

@@ -13,6 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use cel_checker::CheckedAst;
+use cel_cost::{Charge, CostPlan};
 use cel_interp::{PlanEnv, literal_value, type_value_in};
 use cel_ir::{ArithOp, CmpOp, Constant, Function, Op, Term, Ty};
 use cel_runtime::{KeyRef, MapHasher, Value};
@@ -135,6 +136,7 @@ pub(crate) fn emit(
     func: &Function,
     checked: &CheckedAst,
     env: &PlanEnv,
+    costs: &CostPlan,
     module: &mut JITModule,
     data: &mut ProgramData,
     options: crate::JitOptions,
@@ -145,7 +147,7 @@ pub(crate) fn emit(
         .unwrap_or_else(|| (module.make_context(), FunctionBuilderContext::new()));
     module.clear_context(&mut ctx);
     let r = emit_with(
-        func, checked, env, module, data, options, &mut ctx, &mut fctx,
+        func, checked, env, costs, module, data, options, &mut ctx, &mut fctx,
     );
     module.clear_context(&mut ctx);
     CONTEXTS.with(|c| *c.borrow_mut() = Some((ctx, fctx)));
@@ -166,6 +168,7 @@ fn emit_with(
     func: &Function,
     checked: &CheckedAst,
     env: &PlanEnv,
+    costs: &CostPlan,
     module: &mut JITModule,
     data: &mut ProgramData,
     options: crate::JitOptions,
@@ -183,6 +186,7 @@ fn emit_with(
             func,
             checked,
             env,
+            costs,
             data,
             module: &mut *module,
             b,
@@ -231,6 +235,8 @@ struct Emitter<'a, 'f> {
     func: &'a Function,
     checked: &'a CheckedAst,
     env: &'a PlanEnv,
+    /// The cost plan the IR was lowered with (which overload's rule charges each call).
+    costs: &'a CostPlan,
     data: &'a mut ProgramData,
     module: &'a mut JITModule,
     b: FunctionBuilder<'f>,
@@ -452,6 +458,31 @@ impl Emitter<'_, '_> {
         let cont = self.b.create_block();
         self.b.ins().brif(over, exit, &[], cont, &[]);
         self.b.switch_to_block(cont);
+    }
+
+    /// Before a call that can build a large value (one whose cost rule has a result-size
+    /// hook): a shim computes the cost it will be charged, and if that would cross the limit,
+    /// stops the evaluation for the interpreter, which stops at the same call with cel-go's
+    /// cost and error, before anything is allocated.
+    fn precharge(&mut self, function: &str, expr: i64, args: &[cl::Value]) -> Result<(), JitError> {
+        if !self.track_cost {
+            return Ok(());
+        }
+        let Charge::Call { overload, .. } = self.costs.charge(expr) else {
+            return Ok(());
+        };
+        let rule = self.env.call_cost_rule(overload, function);
+        if !rule.has_precharge() {
+            return Ok(());
+        }
+        let site = self.data.keep(CostSite { cost: rule });
+        let s = self.ptr_const(site);
+        let argv = self.stack_array(args);
+        let n = self.iconst(types::I64, args.len() as i64);
+        self.spill_cost();
+        self.call(Shim::cel_rt_precharge, &[s, argv, n])?;
+        self.check_limit();
+        Ok(())
     }
 
     /// Stores the cost variable to the context (before a shim that adds to it).
@@ -833,6 +864,7 @@ impl Emitter<'_, '_> {
                 for x in a {
                     args.push(self.v(*x)?);
                 }
+                self.precharge(function, expr, &args)?;
                 let (v, e) = match args.len() {
                     1 => self.call2(Shim::cel_rt_call1, &[s, args[0]])?,
                     2 => self.call2(Shim::cel_rt_call2, &[s, args[0], args[1]])?,

@@ -150,20 +150,20 @@ impl JitProgram {
         builder.symbol_lookup_fn(Box::new(|name| Shim::by_name(name).map(|s| s.address())));
         let mut module = JITModule::new(builder);
         let mut data = ProgramData::default();
-        let emitted =
-            match emit(&func, checked, env, &mut module, &mut data, options).and_then(|e| {
+        let emitted = match emit(&func, checked, env, &costs, &mut module, &mut data, options)
+            .and_then(|e| {
                 module
                     .finalize_definitions()
                     .map_err(|err| JitError::Codegen(err.to_string()))?;
                 Ok(e)
             }) {
-                Ok(e) => e,
-                Err(err) => {
-                    // SAFETY: no code of this module was ever called.
-                    unsafe { module.free_memory() };
-                    return Err(err);
-                }
-            };
+            Ok(e) => e,
+            Err(err) => {
+                // SAFETY: no code of this module was ever called.
+                unsafe { module.free_memory() };
+                return Err(err);
+            }
+        };
         let code = module.get_finalized_function(emitted.func);
         // SAFETY: the function was generated with the signature `fn(ctx: i64)` in the
         // platform's C calling convention and returns nothing.

@@ -181,6 +181,12 @@ fn guard<R: AbiType>(ctx: *mut Ctx, body: impl FnOnce() -> R) -> R {
     }
 }
 
+/// The running cost (as last stored by generated code) and the limit.
+fn cost_and_limit(ctx: *mut Ctx) -> (i64, i64) {
+    // SAFETY: as in `stop`: the live context, with no Rust reference to it held.
+    unsafe { ((*ctx).cost, (*ctx).limit) }
+}
+
 /// Stops the evaluation: the next limit check in generated code leaves it.
 fn stop(ctx: *mut Ctx, status: u32, why: Error) {
     // SAFETY: `ctx` is the live context the entry wrapper passed to generated code, which
@@ -624,6 +630,24 @@ shims! {
         // Costs beyond 2^62 are all "over any limit"; keeping them there leaves the running
         // total far from overflow.
         i64::try_from(c).unwrap_or(i64::MAX).min(1 << 62)
+    }
+
+    /// Before a call that can build a large value: stops the evaluation (for the
+    /// interpreter to redo) when the cost the call will be charged would cross the limit.
+    /// The running cost has been stored to the context.
+    fn cel_rt_precharge(ctx, site_ptr: *const CostSite, argv: *const *const Value, n: i64) -> i64 {
+        let (cost, limit) = cost_and_limit(ctx);
+        if limit == i64::MAX {
+            return 0;
+        }
+        let args = values(argv, n);
+        if let Some(pre) = site(site_ptr).cost.precharge(&args) {
+            let pre = i64::try_from(pre).unwrap_or(i64::MAX);
+            if cost.saturating_add(pre) > limit {
+                stop(ctx, STATUS_FALLBACK, Error::cost_limit_exceeded());
+            }
+        }
+        0
     }
 
     /// The cost of a call of one or two arguments whose cost rule is a built-in formula of

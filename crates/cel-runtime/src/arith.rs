@@ -12,6 +12,7 @@
 
 use std::sync::Arc;
 
+use crate::limits;
 use crate::time::checked_timestamp;
 use crate::{Duration, Error, ListValue, Result, Timestamp, Value};
 
@@ -164,46 +165,51 @@ pub fn sub_timestamps(a: Timestamp, b: Timestamp) -> Result<Duration> {
     Ok(Duration { nanos: total })
 }
 
-/// `string + string`.
-pub fn concat_strings(a: &Arc<str>, b: &Arc<str>) -> Arc<str> {
+/// `string + string`; an error rather than a result over [`limits::MAX_RESULT_BYTES`].
+pub fn concat_strings(a: &Arc<str>, b: &Arc<str>) -> Result<Arc<str>> {
     if b.is_empty() {
-        return a.clone();
+        return Ok(a.clone());
     }
     if a.is_empty() {
-        return b.clone();
+        return Ok(b.clone());
     }
+    limits::check_bytes("_+_", a.len() as u128 + b.len() as u128)?;
     let mut s = String::with_capacity(a.len() + b.len());
     s.push_str(a);
     s.push_str(b);
-    s.into()
+    Ok(s.into())
 }
 
-/// `bytes + bytes`.
-pub fn concat_bytes(a: &Arc<[u8]>, b: &Arc<[u8]>) -> Arc<[u8]> {
+/// `bytes + bytes`; an error rather than a result over [`limits::MAX_RESULT_BYTES`].
+pub fn concat_bytes(a: &Arc<[u8]>, b: &Arc<[u8]>) -> Result<Arc<[u8]>> {
     if b.is_empty() {
-        return a.clone();
+        return Ok(a.clone());
     }
     if a.is_empty() {
-        return b.clone();
+        return Ok(b.clone());
     }
+    limits::check_bytes("_+_", a.len() as u128 + b.len() as u128)?;
     let mut v = Vec::with_capacity(a.len() + b.len());
     v.extend_from_slice(a);
     v.extend_from_slice(b);
-    v.into()
+    Ok(v.into())
 }
 
-/// `list + list`. An empty operand returns the other list without copying.
-pub fn concat_lists(a: &Arc<ListValue>, b: &Arc<ListValue>) -> Arc<ListValue> {
+/// `list + list`. An empty operand returns the other list without copying; a result over
+/// [`limits::MAX_LIST_ELEMENTS`] is an error (cel-go charges 1 for any concatenation, so
+/// the cost limit does not bound it).
+pub fn concat_lists(a: &Arc<ListValue>, b: &Arc<ListValue>) -> Result<Arc<ListValue>> {
     if b.is_empty() {
-        return a.clone();
+        return Ok(a.clone());
     }
     if a.is_empty() {
-        return b.clone();
+        return Ok(b.clone());
     }
+    limits::check_elements("_+_", a.len() as u128 + b.len() as u128)?;
     let mut items = Vec::with_capacity(a.len() + b.len());
     items.extend(a.iter().cloned());
     items.extend(b.iter().cloned());
-    Arc::new(ListValue { items })
+    Ok(Arc::new(ListValue { items }))
 }
 
 /// `_+_` on any operands.
@@ -212,9 +218,9 @@ pub fn add(a: &Value, b: &Value) -> Result<Value> {
         (Value::Int(x), Value::Int(y)) => Value::Int(add_int(*x, *y)?),
         (Value::Uint(x), Value::Uint(y)) => Value::Uint(add_uint(*x, *y)?),
         (Value::Double(x), Value::Double(y)) => Value::Double(x + y),
-        (Value::String(x), Value::String(y)) => Value::String(concat_strings(x, y)),
-        (Value::Bytes(x), Value::Bytes(y)) => Value::Bytes(concat_bytes(x, y)),
-        (Value::List(x), Value::List(y)) => Value::List(concat_lists(x, y)),
+        (Value::String(x), Value::String(y)) => Value::String(concat_strings(x, y)?),
+        (Value::Bytes(x), Value::Bytes(y)) => Value::Bytes(concat_bytes(x, y)?),
+        (Value::List(x), Value::List(y)) => Value::List(concat_lists(x, y)?),
         (Value::Duration(x), Value::Duration(y)) => Value::Duration(add_durations(*x, *y)?),
         (Value::Timestamp(t), Value::Duration(d)) | (Value::Duration(d), Value::Timestamp(t)) => {
             Value::Timestamp(add_timestamp_duration(*t, *d)?)

@@ -190,13 +190,13 @@ fn register_operators(r: &mut FunctionRegistry) {
         a + b
     )));
     binary!(r, "add_string", |a: String, b: String| Ok(Value::String(
-        arith::concat_strings(a, b)
+        arith::concat_strings(a, b)?
     )));
     binary!(r, "add_bytes", |a: Bytes, b: Bytes| Ok(Value::Bytes(
-        arith::concat_bytes(a, b)
+        arith::concat_bytes(a, b)?
     )));
     binary!(r, "add_list", |a: List, b: List| Ok(Value::List(
-        arith::concat_lists(a, b)
+        arith::concat_lists(a, b)?
     )));
     binary!(r, "add_duration_duration", |a: Duration, b: Duration| Ok(
         Value::Duration(arith::add_durations(*a, *b)?)

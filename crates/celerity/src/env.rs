@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use cel_checker::{CheckerEnv, CheckerOptions};
 use cel_cost::{
-    ActualCostFn, CostKey, CostOptions, CostRange, EstimateFn, EstimateOptions, SizeEstimator,
+    ActualCostFn, CostKey, CostOptions, CostRange, EstimateFn, EstimateOptions, ResultSizeFn,
+    SizeEstimator,
 };
 use cel_ext::Library;
 use cel_interp::{CostHooks, FunctionTable, PlanEnv};
@@ -275,6 +276,9 @@ impl EnvBuilder {
         for (key, hook) in contents.actual_costs {
             self.cost_hooks.add(key, hook);
         }
+        for (id, hook) in contents.result_sizes {
+            self.cost_hooks.add_result_size(&id, hook);
+        }
         self.estimate_hooks.extend(contents.estimated_costs);
         self
     }
@@ -283,6 +287,15 @@ impl EnvBuilder {
     /// answers, its cost replaces the built-in one.
     pub fn actual_cost(mut self, key: CostKey, hook: ActualCostFn<Value>) -> Self {
         self.cost_hooks.add(key, hook);
+        self
+    }
+
+    /// Adds the result-size hook of an overload that can build a large value: from the
+    /// arguments, the size its result will have if the call succeeds. Under a cost limit,
+    /// such a call is charged before it runs and stops there if it would cross the limit
+    /// (see [`ResultSizeFn`](cel_cost::ResultSizeFn)).
+    pub fn result_size(mut self, overload_id: &str, hook: ResultSizeFn<Value>) -> Self {
+        self.cost_hooks.add_result_size(overload_id, hook);
         self
     }
 

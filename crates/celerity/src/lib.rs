@@ -53,7 +53,7 @@ mod validate;
 pub use ast::{Ast, Issues};
 pub use cel_cost::{
     ActualCostFn, CallEstimate, CostKey, CostRange, EstimateArg, EstimateFn, EstimateNode, NoSizes,
-    PathSizes, SizeEstimator, SizeRange,
+    PathSizes, ResultSizeFn, SizeEstimator, SizeRange,
 };
 pub use cel_ext::{Library, LibraryContents};
 pub use cel_runtime::{

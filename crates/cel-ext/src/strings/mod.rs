@@ -225,6 +225,23 @@ impl Library for Strings {
             "string_replace_string_string_int",
             Implementation::Nary(replace_value),
         );
+        for id in [
+            "string_replace_string_string",
+            "string_replace_string_string_int",
+        ] {
+            c.result_size(id, |a| match a {
+                [Value::String(s), Value::String(old), Value::String(new)] => {
+                    replace_result_size(s, old, new, -1)
+                }
+                [
+                    Value::String(s),
+                    Value::String(old),
+                    Value::String(new),
+                    Value::Int(n),
+                ] => replace_result_size(s, old, new, *n),
+                _ => None,
+            });
+        }
         c.implement("string_split_string", Implementation::Binary(split_value));
         c.implement(
             "string_split_string_int",
@@ -275,6 +292,14 @@ impl Library for Strings {
             ));
             c.implement("list_join", Implementation::Unary(join_value));
             c.implement("list_join_string", Implementation::Binary(join_sep_value));
+            c.result_size("list_join", |a| match a {
+                [Value::List(l)] => join_result_size(l, ""),
+                _ => None,
+            });
+            c.result_size("list_join_string", |a| match a {
+                [Value::List(l), Value::String(sep)] => join_result_size(l, sep),
+                _ => None,
+            });
         }
         if v >= 3 {
             c.functions.push(FunctionDecl::new(
@@ -670,14 +695,61 @@ pub fn replace(s: &Arc<str>, old: &str, new: &str, n: i64) -> Result<Arc<str>> {
     Ok(s.replacen(old, new, count).into())
 }
 
+/// The size in code points of `s.replace(old, new, n)`, computed without building it; `None`
+/// when the call fails instead (a result over [`MAX_RESULT_BYTES`]). Lets a cost limit stop
+/// the call before it allocates.
+pub fn replace_result_size(s: &str, old: &str, new: &str, n: i64) -> Option<u64> {
+    let size = cel_runtime::strings::size_string;
+    if n == 0 || old == new {
+        return u64::try_from(size(s)).ok();
+    }
+    let count = replacement_count(s, old, n) as u128;
+    let bytes =
+        (new.len() as u128 * count + s.len() as u128).saturating_sub(old.len() as u128 * count);
+    if bytes > MAX_RESULT_BYTES as u128 {
+        return None;
+    }
+    let points =
+        (size(new) as u128 * count + size(s) as u128).saturating_sub(size(old) as u128 * count);
+    u64::try_from(points).ok()
+}
+
+/// The size in code points of `list.join(sep)`, computed without building it; `None` when
+/// the call fails instead (an element that is not a string, a result over
+/// [`MAX_RESULT_BYTES`]).
+pub fn join_result_size(list: &[Value], sep: &str) -> Option<u64> {
+    let size = cel_runtime::strings::size_string;
+    let separators = list.len().saturating_sub(1) as u128;
+    let mut bytes = sep.len() as u128 * separators;
+    let mut points = size(sep) as u128 * separators;
+    for e in list {
+        let Value::String(s) = e else {
+            return None;
+        };
+        bytes += s.len() as u128;
+        points += size(s) as u128;
+    }
+    if bytes > MAX_RESULT_BYTES as u128 {
+        return None;
+    }
+    u64::try_from(points).ok()
+}
+
 /// `s.split(sep, n)` as Go's `strings.SplitN`: `n` = 0 gives `[]`, `n` < 0 splits at every
 /// separator, otherwise at most `n` parts, the last holding the rest. An empty separator
-/// splits into code points (`''.split('')` is `[]`).
-pub fn split(s: &str, sep: &str, n: i64) -> Vec<Value> {
+/// splits into code points (`''.split('')` is `[]`). Fails rather than build a list of more
+/// than [`MAX_LIST_ELEMENTS`] parts.
+pub fn split(s: &str, sep: &str, n: i64) -> Result<Vec<Value>> {
     if n == 0 {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let limit = usize::try_from(n).unwrap_or(usize::MAX);
+    let parts = if sep.is_empty() {
+        cel_runtime::strings::size_string(s) as usize
+    } else {
+        s.matches(sep).count().saturating_add(1)
+    };
+    cel_runtime::limits::check_elements("split", parts.min(limit) as u128)?;
     if sep.is_empty() {
         let mut out = Vec::new();
         let mut rest = s;
@@ -690,13 +762,13 @@ pub fn split(s: &str, sep: &str, n: i64) -> Vec<Value> {
             out.push(Value::from(&rest[..c]));
             rest = &rest[c..];
         }
-        return out;
+        return Ok(out);
     }
-    if n < 0 {
+    Ok(if n < 0 {
         s.split(sep).map(Value::from).collect()
     } else {
         s.splitn(limit, sep).map(Value::from).collect()
-    }
+    })
 }
 
 /// `list.join(sep)`: "join: invalid input: x" for an element that is not a string. Fails
@@ -830,7 +902,7 @@ fn replace_value(args: &[Value]) -> Result<Value> {
 }
 
 fn split_value(s: &Value, sep: &Value) -> Result<Value> {
-    Ok(Value::list(split(string_arc(s)?, string_arc(sep)?, -1)))
+    Ok(Value::list(split(string_arc(s)?, string_arc(sep)?, -1)?))
 }
 
 fn split_n_value(args: &[Value]) -> Result<Value> {
@@ -839,7 +911,7 @@ fn split_n_value(args: &[Value]) -> Result<Value> {
             string_arc(s)?,
             string_arc(sep)?,
             int(n)?,
-        ))),
+        )?)),
         _ => Err(Error::no_such_overload()),
     }
 }

@@ -98,9 +98,47 @@ fn replace_cases() {
 }
 
 #[test]
+fn result_sizes_are_the_results_sizes() {
+    let size = |s: &str| cel_runtime::strings::size_string(s) as u64;
+    let texts = ["", "a", "aaa", "héllo wörld", "ab🎉ab🎉", "a,b,,c"];
+    let patterns = ["", "a", "b🎉", "ö", ",", "zz"];
+    let replacements = ["", "x", "ÿÿ", "🎉🎉🎉"];
+    for s in texts {
+        for old in patterns {
+            for new in replacements {
+                for n in [-1, 0, 1, 2, 100] {
+                    let arc: Arc<str> = Arc::from(s);
+                    let built = replace(&arc, old, new, n).unwrap();
+                    assert_eq!(
+                        replace_result_size(s, old, new, n),
+                        Some(size(&built)),
+                        "{s:?}.replace({old:?}, {new:?}, {n})"
+                    );
+                }
+            }
+        }
+    }
+    for sep in ["", ", ", "ü"] {
+        let items: Vec<Value> = texts.iter().map(|t| Value::from(*t)).collect();
+        for k in 0..=items.len() {
+            let built = join(&items[..k], sep).unwrap();
+            assert_eq!(join_result_size(&items[..k], sep), Some(size(&built)));
+        }
+    }
+    // Calls that fail have no size.
+    assert_eq!(join_result_size(&[Value::Int(1)], ""), None);
+    let big = "a".repeat(1 << 16);
+    assert_eq!(
+        replace_result_size(&big, "", &"b".repeat(1 << 15), -1),
+        None
+    );
+}
+
+#[test]
 fn split_cases() {
     let parts = |s: &str, sep: &str, n: i64| -> Vec<String> {
         split(s, sep, n)
+            .unwrap()
             .into_iter()
             .map(|v| match v {
                 Value::String(s) => s.to_string(),
