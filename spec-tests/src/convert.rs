@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
+use cel_runtime::proto::MessageValue;
 use cel_runtime::{Duration, Key, Timestamp, Value};
 use cel_types::{FunctionDecl, OverloadDecl, Primitive, Type, VariableDecl};
 use prost_reflect::{DynamicMessage, FieldDescriptor, ReflectMessage, Value as PValue};
@@ -40,10 +41,6 @@ impl fmt::Display for Unsupported {
 
 /// The result of converting one piece of test data.
 pub type Converted<T> = Result<T, Unsupported>;
-
-/// The reason given for values that are protobuf messages other than the well-known types.
-/// Kept as one fixed string so that skip reasons aggregate into a single line of the report.
-pub const PROTO_MESSAGES: &str = "proto messages";
 
 /// A declaration from a test's `type_env`.
 #[derive(Clone, Debug, PartialEq)]
@@ -179,7 +176,7 @@ fn string_field(msg: &DynamicMessage, field: &str) -> Converted<String> {
 ///
 /// Enum values become `int`s (what cel-go does for legacy enums; the enum's type name is
 /// dropped). `object_value` holds a `google.protobuf.Any`, whose well-known payloads are
-/// unpacked (see [`value_from_message`]); other message payloads are [`PROTO_MESSAGES`].
+/// unpacked (see [`value_from_message`]); other message payloads are message values.
 pub fn value_from_proto(msg: &DynamicMessage) -> Converted<Value> {
     value_at(msg, 0)
 }
@@ -297,8 +294,7 @@ pub fn unpack_any(any: &DynamicMessage, depth: usize) -> Converted<Value> {
 /// Converts a protobuf message into a CEL value the way cel-go does for the well-known types:
 /// `Timestamp` and `Duration`, the wrappers (to their primitive), the JSON types `Value`,
 /// `Struct` and `ListValue` (to null, number, string, bool, map and list), and `Any` (unpacked
-/// again). Any other message, `google.protobuf.Empty` included, is [`PROTO_MESSAGES`]:
-/// Celerity has no message values yet.
+/// again). Any other message, `google.protobuf.Empty` included, is a message value.
 pub fn value_from_message(msg: &DynamicMessage) -> Converted<Value> {
     message_value_at(msg, 0)
 }
@@ -345,7 +341,8 @@ fn message_value_at(msg: &DynamicMessage, depth: usize) -> Converted<Value> {
         "google.protobuf.Struct" => json_struct(msg, depth),
         "google.protobuf.ListValue" => json_list(msg, depth),
         "google.protobuf.Any" => unpack_any(msg, depth + 1),
-        _ => Err(Unsupported::new(PROTO_MESSAGES)),
+        // `Empty` and `FieldMask` are messages like any other.
+        _ => Ok(Value::Message(Arc::new(MessageValue::new(msg.clone())))),
     }
 }
 

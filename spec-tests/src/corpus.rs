@@ -15,7 +15,9 @@ use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
 use cel_runtime::Value;
-use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, Value as PValue};
+use prost_reflect::{
+    DescriptorPool, DynamicMessage, MessageDescriptor, ReflectMessage, Value as PValue,
+};
 
 use crate::convert::{
     self, Converted, Decl, Unsupported, bool_or_false, decl_from_proto, has, message, messages,
@@ -134,6 +136,9 @@ pub struct Case {
     pub bindings: Vec<(String, Binding)>,
     /// What the test expects.
     pub expected: Expectation,
+    /// The descriptors of the test messages (`TestAllTypes`, ...), which the case's
+    /// environment knows.
+    pub pool: DescriptorPool,
 }
 
 /// A variable binding: a value, or why it cannot be represented.
@@ -493,6 +498,7 @@ fn case_from_proto(
         type_env,
         bindings: bindings(t),
         expected: expectation(t),
+        pool: t.descriptor().parent_pool().clone(),
     }
 }
 

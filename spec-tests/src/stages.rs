@@ -14,11 +14,11 @@ use crate::runner::{CaseState, Outcome, Stage};
 
 /// Builds the environment a case describes.
 pub fn case_env(case: &Case) -> Result<Env, String> {
-    // cel-go's conformance environment enables every extension library.
-    // cel-go's conformance environment enables every extension library, and the test-only
-    // `cel.block` macros with their `@indexN` variables.
+    // cel-go's conformance environment knows the test messages, enables every extension
+    // library, and the test-only `cel.block` macros with their `@indexN` variables.
     let mut b = Env::builder()
         .macros(!case.disable_macros)
+        .descriptor_pool(case.pool.clone())
         .all_extension_libraries()
         .library(cel_ext::BlockTestMacros);
     if !case.container.is_empty() {

@@ -29,6 +29,7 @@ fn case(file: &str, name: &str, expr: &str, expected: Expectation) -> Case {
         type_env: Vec::new(),
         bindings: Vec::new(),
         expected,
+        pool: prost_reflect::DescriptorPool::new(),
     }
 }
 

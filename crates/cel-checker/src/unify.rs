@@ -251,6 +251,9 @@ fn equal_or_less_specific(t1: &Type, t2: &Type) -> bool {
             equal_or_less_specific(k1, k2) && equal_or_less_specific(v1, v2)
         }
         (Type::Type(_), Type::Type(_)) => true,
+        // A wrapper is nullable, so more general than its primitive: `[w, 1]` and `[1, w]`
+        // are both lists of wrappers.
+        (Type::Wrapper(p), other) => prim_of(other) == Some(*p),
         _ => t1 == t2,
     }
 }

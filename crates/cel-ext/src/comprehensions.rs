@@ -1,7 +1,21 @@
-//! Two-variable comprehensions (cel-go's `ext.TwoVarComprehensions()`, Kubernetes 1.32+):
-//! `all`, `exists`, `existsOne` (also `exists_one`) with an index or key variable and a value
-//! variable, and `transformList`, `transformMap`, `transformMapEntry`, each optionally with a
-//! filter. The transforms build maps through the internal function `cel.@mapInsert`.
+//! Two-variable comprehensions (cel-go's `ext.TwoVarComprehensions()`, library
+//! `cel.lib.ext.comprev2`, cel-go v0.22+, Kubernetes 1.32+): macros whose first variable is a
+//! list's index or a map's key and whose second is the element or value. There is one
+//! version, 0.
+//!
+//! | macro | signature | example |
+//! |---|---|---|
+//! | `all` | `list.all(i, v, pred)`, `map.all(k, v, pred) -> bool` | `[1, 2].all(i, v, v > i)` → true |
+//! | `exists` | `list.exists(i, v, pred)`, `map.exists(k, v, pred) -> bool` | `{'a': 1}.exists(k, v, k == 'a' && v == 1)` → true |
+//! | `existsOne` (also `exists_one`) | `list.existsOne(i, v, pred) -> bool` | `[1, 1].existsOne(i, v, v == 1)` → false |
+//! | `transformList` | `list.transformList(i, v, [filter,] expr) -> list` | `[1, 2].transformList(i, v, i * v)` → `[0, 2]` |
+//! | `transformMap` | `map.transformMap(k, v, [filter,] expr) -> map` (keys kept) | `{'a': 1}.transformMap(k, v, v + 1)` → `{'a': 2}` |
+//! | `transformMapEntry` | `list/map.transformMapEntry(i, v, [filter,] entry) -> map` (entry a one-entry map) | `{'a': 1}.transformMapEntry(k, v, {v: k})` → `{1: 'a'}` |
+//!
+//! **Cost**: the cost of the comprehension they expand to (`cost-model.md` §2.4): the range,
+//! then per iteration the loop condition and step; no charge of their own. The transforms
+//! build maps through the internal function `cel.@mapInsert`, which costs 1 per call and
+//! fails on a duplicate key (`insert failed: key 1 already exists`).
 
 use std::sync::Arc;
 

@@ -93,6 +93,7 @@ pub mod encoders;
 pub mod lists;
 pub mod math;
 pub mod network;
+pub mod protos;
 pub mod regex;
 pub mod sets;
 pub mod strings;
@@ -104,6 +105,7 @@ pub use encoders::Encoders;
 pub use lists::Lists;
 pub use math::Math;
 pub use network::Network;
+pub use protos::Protos;
 pub use sets::Sets;
 pub use strings::Strings;
 
@@ -177,6 +179,7 @@ pub fn all_libraries() -> Vec<Box<dyn Library>> {
         Box::new(Sets),
         Box::new(Regex),
         Box::new(Network),
+        Box::new(Protos),
     ]
 }
 

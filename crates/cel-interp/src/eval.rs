@@ -429,10 +429,11 @@ pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> 
         Node::Struct {
             id,
             type_name,
+            message,
             fields,
             cost,
         } => {
-            let r = eval_struct(*id, type_name, fields, st);
+            let r = eval_struct(*id, type_name, message.as_ref(), fields, st);
             if fatal(&r) {
                 return r;
             }
@@ -555,23 +556,17 @@ fn eval_map<'p>(
 fn eval_struct<'p>(
     id: i64,
     type_name: &str,
+    message: Option<&cel_runtime::proto::MessageDescriptor>,
     fields: &'p [(Arc<str>, Node, bool)],
     st: &mut State<'p, '_>,
 ) -> Result<Value> {
+    // Field values in order, stopping at the first error.
     let mut values = Vec::with_capacity(fields.len());
     for (name, node, optional) in fields {
         let v = eval(node, st)?;
-        if *optional {
-            match v {
-                Value::Optional(Some(inner)) => values.push((name.clone(), (*inner).clone())),
-                Value::Optional(None) => {}
-                _ => return Err(no_such_overload(id)),
-            }
-        } else {
-            values.push((name.clone(), v));
-        }
+        crate::ops::struct_field(&mut values, name, *optional, v).map_err(|e| e.at(id))?;
     }
-    crate::wellknown::construct(type_name, values).map_err(|e| e.at(id))
+    crate::ops::make_struct(type_name, message, values).map_err(|e| e.at(id))
 }
 
 fn read_slot<'p>(slot: usize, st: &mut State<'p, '_>) -> Result<Value> {

@@ -172,6 +172,39 @@ pub(crate) fn call_cost_slow(cost: &CallCost, args: &[Value], result: &Result<Va
         .eval(&|i| args.get(i).map(actual_size).unwrap_or(1))
 }
 
+/// Adds a field initialiser of a message literal: `f: v`, or `?f: o`, which sets `f` from a
+/// present optional and leaves it out for `none`.
+pub fn struct_field(
+    fields: &mut Vec<(Arc<str>, Value)>,
+    name: &Arc<str>,
+    optional: bool,
+    v: Value,
+) -> Result<()> {
+    if !optional {
+        fields.push((name.clone(), v));
+        return Ok(());
+    }
+    match v {
+        Value::Optional(Some(inner)) => fields.push((name.clone(), (*inner).clone())),
+        Value::Optional(None) => {}
+        _ => return Err(Error::no_such_overload()),
+    }
+    Ok(())
+}
+
+/// `T{...}` from its fields ([`struct_field`]). `message` is the type's descriptor for
+/// messages other than the well-known types built as plain values.
+pub fn make_struct(
+    type_name: &str,
+    message: Option<&cel_runtime::proto::MessageDescriptor>,
+    fields: Vec<(Arc<str>, Value)>,
+) -> Result<Value> {
+    match message {
+        Some(d) => cel_runtime::proto::construct(d, fields),
+        None => crate::wellknown::construct(type_name, fields),
+    }
+}
+
 /// `v.field`.
 pub fn select(v: &Value, field: &str) -> Result<Value> {
     match v {
@@ -179,11 +212,12 @@ pub fn select(v: &Value, field: &str) -> Result<Value> {
             .get_str(field)
             .cloned()
             .ok_or_else(|| Error::no_such_key(field)),
+        Value::Message(m) => cel_runtime::proto::select(m, field),
         Value::Optional(None) => Ok(Value::Optional(None)),
         // Inside an optional chain a missing entry is `none`, but a value that has no
         // fields at all is an error.
         Value::Optional(Some(inner)) => match &**inner {
-            Value::Map(_) | Value::Optional(_) => opt_select(inner, field),
+            Value::Map(_) | Value::Optional(_) | Value::Message(_) => opt_select(inner, field),
             _ => Err(Error::no_such_key(field)),
         },
         other => Err(Error::new(format!(
@@ -208,6 +242,7 @@ pub fn select_ref<'v>(v: &'v Value, field: &str, hash: u64) -> Option<&'v Value>
 pub fn has_field(v: &Value, field: &str) -> Result<Value> {
     match v {
         Value::Map(m) => Ok(Value::Bool(m.get_str(field).is_some())),
+        Value::Message(m) => cel_runtime::proto::has(m, field).map(Value::Bool),
         Value::Optional(None) => Ok(Value::Bool(false)),
         Value::Optional(Some(inner)) => has_field(inner, field),
         // cel-go answers false rather than failing for values without fields.
@@ -222,6 +257,7 @@ pub fn opt_select(v: &Value, field: &str) -> Result<Value> {
             Some(x) => Value::optional_of(x.clone()),
             None => Value::Optional(None),
         }),
+        Value::Message(m) => cel_runtime::proto::opt_select(m, field),
         Value::Optional(None) => Ok(Value::Optional(None)),
         Value::Optional(Some(inner)) => opt_select(inner, field),
         _ => Ok(Value::Optional(None)),

@@ -75,9 +75,23 @@ pub struct PlanEnv {
     pub cost_options: CostOptions,
     /// Run-time cost hooks.
     pub cost_hooks: Arc<CostHooks>,
+    /// Protobuf message types, for message literals (`None`: only the well-known types).
+    pub messages: Option<Arc<cel_runtime::proto::ProtoTypes>>,
 }
 
 impl PlanEnv {
+    /// The descriptor a message literal of this type is built from: `None` for the
+    /// well-known types built as plain values, and for types the environment does not know.
+    pub fn message_descriptor(
+        &self,
+        type_name: &str,
+    ) -> Option<cel_runtime::proto::MessageDescriptor> {
+        if crate::wellknown::is_plain(type_name) {
+            return None;
+        }
+        self.messages.as_ref()?.message(type_name)
+    }
+
     /// The cost rule of a call: the hooks that apply (by overload id first, then by function
     /// name) and the overload id for the built-in table ("" when unresolved).
     pub fn call_cost_rule(&self, overload: &str, function: &str) -> CallCost {
@@ -435,6 +449,9 @@ pub(crate) enum Node {
     Struct {
         id: ExprId,
         type_name: Arc<str>,
+        /// The message type, for messages other than the well-known types CEL builds as
+        /// plain values.
+        message: Option<cel_runtime::proto::MessageDescriptor>,
         fields: Vec<(Arc<str>, Node, bool)>,
         cost: u64,
     },
@@ -1256,7 +1273,15 @@ impl<'a> Planner<'a> {
                 .container
                 .resolve_candidates(type_name)
                 .into_iter()
-                .find(|c| self.env.provider.find_type(c).is_some() || Type::well_known(c).is_some())
+                .find(|c| {
+                    self.env.provider.find_type(c).is_some()
+                        || Type::well_known(c).is_some()
+                        || self
+                            .env
+                            .messages
+                            .as_ref()
+                            .is_some_and(|m| m.message(c).is_some())
+                })
                 .unwrap_or_else(|| type_name.to_string())
                 .into(),
         };
@@ -1265,9 +1290,11 @@ impl<'a> Planner<'a> {
             .iter()
             .map(|f| (Arc::from(f.name.as_str()), self.plan(&f.value), f.optional))
             .collect();
+        let message = self.env.message_descriptor(&type_name);
         Node::Struct {
             id,
             type_name,
+            message,
             fields,
             cost: self.literal_cost(id),
         }

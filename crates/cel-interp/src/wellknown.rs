@@ -1,10 +1,29 @@
 //! Construction of the protobuf well-known types that CEL treats as plain values: the
 //! wrappers (`google.protobuf.Int64Value{value: 1}` is the int 1), `Timestamp` and
-//! `Duration`. Other message types need a message provider (protobuf support), which is not
-//! part of this crate yet.
+//! `Duration`. Other message types are built from their descriptors by
+//! `cel_runtime::proto`.
 
 use cel_runtime::{Duration, Error, Result, Timestamp, Value};
 use std::sync::Arc;
+
+/// Whether [`construct`] builds this type (the wrappers, `Timestamp` and `Duration`); other
+/// messages need their descriptors.
+pub(crate) fn is_plain(type_name: &str) -> bool {
+    matches!(
+        type_name,
+        "google.protobuf.BoolValue"
+            | "google.protobuf.Int64Value"
+            | "google.protobuf.Int32Value"
+            | "google.protobuf.UInt64Value"
+            | "google.protobuf.UInt32Value"
+            | "google.protobuf.DoubleValue"
+            | "google.protobuf.FloatValue"
+            | "google.protobuf.StringValue"
+            | "google.protobuf.BytesValue"
+            | "google.protobuf.Timestamp"
+            | "google.protobuf.Duration"
+    )
+}
 
 /// Builds a value of a well-known type from its field initialisers.
 pub(crate) fn construct(type_name: &str, fields: Vec<(Arc<str>, Value)>) -> Result<Value> {

@@ -22,6 +22,7 @@ fn plan_env() -> PlanEnv {
         provider: checker.provider().clone(),
         cost_options: CostOptions::default(),
         cost_hooks: Arc::default(),
+        messages: None,
     }
 }
 

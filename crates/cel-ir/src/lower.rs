@@ -113,7 +113,7 @@ fn residual_roots(root: &Expr) -> HashSet<ExprId> {
 /// Whether the lowering leaves a node to the interpreter.
 fn unsupported(e: &Expr) -> bool {
     match &e.kind {
-        ExprKind::Struct(_) | ExprKind::Error => true,
+        ExprKind::Error => true,
         ExprKind::Call(c) => c.function.starts_with("cel.@block"),
         _ => false,
     }
@@ -301,10 +301,7 @@ impl<'a> Lowerer<'a> {
             ExprKind::Call(call) => self.lower_call(e, call),
             ExprKind::List(list) => self.lower_list(e, list),
             ExprKind::Map(map) => self.lower_map(e, map),
-            ExprKind::Struct(_) => {
-                let (v, err) = self.b.inst2(Op::Residual(e.id), vec![], Ty::Val, e.id);
-                Lv { v, err: Some(err) }
-            }
+            ExprKind::Struct(s) => self.lower_struct(e, s),
             ExprKind::Comprehension(c) => self.lower_fold(e, c),
         }
     }
@@ -1058,6 +1055,40 @@ impl<'a> Lowerer<'a> {
         }
         self.b.switch_to(exit);
         // The literal is charged after its elements, even when one failed.
+        self.charge(cost, id);
+        Lv {
+            v: xv,
+            err: Some(xe),
+        }
+    }
+
+    /// A message literal: field values in order, stopping at the first error; then one
+    /// message (which also unwraps `?f` initialisers). Charged after its fields, even when
+    /// one failed, as list literals are.
+    fn lower_struct(&mut self, e: &'a Expr, s: &'a cel_syntax::StructExpr) -> Lv {
+        let id = e.id;
+        let cost = self.literal_cost(id);
+        let exit = self.b.create_block();
+        let xv = self.b.add_param(exit, Ty::Val);
+        let xe = self.b.add_param(exit, Ty::Err);
+        let mut vals = Vec::with_capacity(s.fields.len());
+        for f in &s.fields {
+            let lv = self.lower(&f.value);
+            let lv = self.as_val(lv, id);
+            self.exit_on_err(lv.err, lv.v, exit, id);
+            vals.push(lv.v);
+        }
+        let op = Op::MakeStruct {
+            type_name: s.type_name.strip_prefix('.').unwrap_or(&s.type_name).into(),
+            fields: s
+                .fields
+                .iter()
+                .map(|f| (Arc::from(f.name.as_str()), f.optional))
+                .collect(),
+        };
+        let (v, err) = self.b.inst2(op, vals, Ty::Val, id);
+        self.b.jump(exit, vec![v, err]);
+        self.b.switch_to(exit);
         self.charge(cost, id);
         Lv {
             v: xv,

@@ -292,7 +292,11 @@ fn check_types(
         Op::Box => args.len() == 1 && t(&args[0]) != Ty::Val && t(&args[0]) != Ty::Err,
         Op::ErrOr => all(Ty::Err) && args.len() == 2,
         Op::IsErr => all(Ty::Err) && args.len() == 1,
-        Op::Call { .. } | Op::MakeList | Op::ListPushOpt | Op::MapEntry { .. } => all(Ty::Val),
+        Op::Call { .. }
+        | Op::MakeList
+        | Op::ListPushOpt
+        | Op::MapEntry { .. }
+        | Op::MakeStruct { .. } => all(Ty::Val),
         Op::LogicalAnd | Op::LogicalOr => {
             args.len() == 4
                 && t(&args[0]) == Ty::Bool

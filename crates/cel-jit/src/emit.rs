@@ -36,7 +36,7 @@ use crate::abi::{
 use crate::shims::{
     CallSite, CostSite, ERR_DIVIDE_BY_ZERO, ERR_INT_OVERFLOW, ERR_MODULUS_BY_ZERO, ERR_NAN,
     ERR_NO_SUCH_ATTRIBUTE, ERR_NO_SUCH_OVERLOAD, ERR_UINT_OVERFLOW, FieldSite, RegexSite,
-    ResidualSite, SetSite, Shim, VarSite,
+    ResidualSite, SetSite, Shim, StructSite, VarSite,
 };
 
 /// The error handle bit marking an error raised inline: bits 26..31 hold its kind, bits
@@ -1055,8 +1055,28 @@ impl Emitter<'_, '_> {
                 self.def(r[0], v);
                 self.def(r[1], e);
             }
-            Op::MakeStruct { .. } => {
-                return Err(JitError::Unsupported("message construction".into()));
+            Op::MakeStruct { type_name, fields } => {
+                let message = self.env.message_descriptor(type_name);
+                let site = self.data.keep(StructSite {
+                    type_name: type_name.clone(),
+                    message,
+                    fields: fields.clone(),
+                    expr,
+                });
+                let s = self.ptr_const(site);
+                let mut items = Vec::with_capacity(a.len());
+                for x in a {
+                    items.push(self.v(*x)?);
+                }
+                let argv = if items.is_empty() {
+                    self.iconst(types::I64, 0)
+                } else {
+                    self.stack_array(&items)
+                };
+                let n = self.iconst(types::I64, items.len() as i64);
+                let (v, e) = self.call2(Shim::cel_rt_make_struct, &[s, argv, n])?;
+                self.def(r[0], v);
+                self.def(r[1], e);
             }
             Op::IterLen => {
                 let range = self.v(a[0])?;

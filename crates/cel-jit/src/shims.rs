@@ -41,6 +41,15 @@ pub(crate) struct CostSite {
     pub cost: CallCost,
 }
 
+/// A message literal: the type, its descriptor (for messages other than the well-known
+/// types built as plain values) and the field initialisers (`true` for `?f`).
+pub(crate) struct StructSite {
+    pub type_name: Arc<str>,
+    pub message: Option<cel_runtime::proto::MessageDescriptor>,
+    pub fields: Vec<(Arc<str>, bool)>,
+    pub expr: i64,
+}
+
 /// `matches` with a constant pattern, compiled once.
 pub(crate) struct RegexSite {
     pub regex: Result<Arc<regex::Regex>>,
@@ -86,6 +95,7 @@ abi_pointer!(
     RegexSite,
     SetSite,
     ResidualSite,
+    StructSite,
     ValErr
 );
 
@@ -462,6 +472,21 @@ shims! {
     fn cel_rt_val_cmp(ctx, site_ptr: *const CallSite, a: *const Value, b: *const Value) -> i64 {
         let s = site(site_ptr);
         put_bool(ctx, s.target.call2(val(a), val(b)).map_err(|e| e.at(s.expr)))
+    }
+
+    /// A new message from its field values (`n` value pointers, in field order).
+    fn cel_rt_make_struct(ctx, site_ptr: *const StructSite, argv: *const *const Value, n: i64) -> *const Value {
+        let s = site(site_ptr);
+        let mut fields = Vec::with_capacity(s.fields.len());
+        let mut r = Ok(());
+        for ((name, optional), v) in s.fields.iter().zip(values(argv, n)) {
+            r = ops::struct_field(&mut fields, name, *optional, v);
+            if r.is_err() {
+                break;
+            }
+        }
+        let r = r.and_then(|()| ops::make_struct(&s.type_name, s.message.as_ref(), fields));
+        put(ctx, r.map_err(|e| e.at(s.expr)))
     }
 
     /// A new list of the given elements.

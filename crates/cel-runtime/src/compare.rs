@@ -144,6 +144,7 @@ fn shallow_equals(a: &Value, b: &Value) -> Option<bool> {
         (Value::Duration(x), Value::Duration(y)) => x == y,
         (Value::Type(x), Value::Type(y)) => x.runtime_name() == y.runtime_name(),
         (Value::Opaque(x), Value::Opaque(y)) => x.equals(&**y),
+        (Value::Message(x), Value::Message(y)) => crate::proto::equals(x, y),
         (Value::Optional(None), Value::Optional(None)) => true,
         (Value::Optional(Some(_)), Value::Optional(Some(_))) => return None,
         (Value::Optional(_), Value::Optional(_)) => false,

@@ -175,6 +175,7 @@ pub fn type_of(v: &Value) -> Value {
         Value::Type(_) => static_type(&TYPE, || Type::Type(None)),
         Value::Optional(_) => static_type(&OPT, || Type::optional(Type::Dyn)),
         Value::Opaque(o) => Value::type_value(Type::opaque(o.type_name())),
+        Value::Message(m) => Value::type_value(Type::message(m.type_name())),
     }
 }
 

@@ -277,6 +277,9 @@ fn write_value(v: &Value, style: Style) -> String {
                 let _ = style;
                 let _ = write!(out, "{}({:?})", o.type_name(), o);
             }
+            Value::Message(m) => {
+                let _ = write!(out, "{}{{{}}}", m.type_name(), m.message().to_text_format());
+            }
             Value::List(l) => {
                 out.push('[');
                 work.push(Task::Text("]"));

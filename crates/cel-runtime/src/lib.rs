@@ -4,8 +4,9 @@
 //! ([`Error`], carrying the id of the expression that raised them), checked arithmetic,
 //! every conversion, string and bytes functions with code-point semantics, timestamps and
 //! durations with time zones, regular expressions with RE2 semantics, and the table of
-//! implementations keyed by cel-go's overload ids ([`FunctionRegistry`]), and the bounds on
-//! the size of values an evaluation builds ([`limits`]).
+//! implementations keyed by cel-go's overload ids ([`FunctionRegistry`]), protobuf messages
+//! over `prost-reflect` descriptors ([`proto`]), and the bounds on the size of values an
+//! evaluation builds ([`limits`]).
 //!
 //! The interpreter calls these functions directly; generated code calls the same functions
 //! through thin shims. So the meaning of every operation is written here once.
@@ -24,6 +25,7 @@ pub mod format;
 mod functions;
 pub mod limits;
 pub mod optional;
+pub mod proto;
 pub mod regex;
 pub mod stdlib;
 pub mod strings;

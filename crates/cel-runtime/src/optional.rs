@@ -8,8 +8,8 @@ use crate::{Error, Result, Value};
 
 /// Whether a value is its type's zero value, as cel-go's `IsZeroValue`: `0`, `0u`, `0.0`
 /// (and `-0.0`), `false`, `""`, `b""`, `[]`, `{}`, `null`, a zero duration, and the timestamp
-/// `0001-01-01T00:00:00Z` (Go's zero time, not the Unix epoch). Optionals, types and opaque
-/// values are never zero.
+/// `0001-01-01T00:00:00Z` (Go's zero time, not the Unix epoch), a message with no field set.
+/// Optionals, types and opaque values are never zero.
 pub fn is_zero_value(v: &Value) -> bool {
     match v {
         Value::Null => true,
@@ -23,6 +23,7 @@ pub fn is_zero_value(v: &Value) -> bool {
         Value::Map(m) => m.is_empty(),
         Value::Duration(d) => d.nanos == 0,
         Value::Timestamp(t) => t.seconds == crate::time::MIN_UNIX_SECONDS && t.nanos == 0,
+        Value::Message(m) => m.message().fields().next().is_none(),
         Value::Type(_) | Value::Optional(_) | Value::Opaque(_) => false,
     }
 }

@@ -50,6 +50,9 @@ pub enum Value {
     Optional(Option<Arc<Value>>) = 12,
     /// A value of an opaque library type (`net.IP`, `kubernetes.Quantity`, ...).
     Opaque(Arc<dyn OpaqueValue>) = 13,
+    /// A protobuf message other than the well-known types CEL treats as plain values (see
+    /// [`crate::proto`]).
+    Message(Arc<crate::proto::MessageValue>) = 14,
 }
 
 impl Value {
@@ -538,6 +541,7 @@ impl Value {
             Value::Type(_) => Type::Type(None),
             Value::Optional(_) => Type::optional(Type::Dyn),
             Value::Opaque(o) => Type::opaque(o.type_name()),
+            Value::Message(m) => Type::message(m.type_name()),
         }
     }
 
@@ -558,6 +562,7 @@ impl Value {
             Value::Type(_) => "type",
             Value::Optional(_) => "optional_type",
             Value::Opaque(o) => o.type_name(),
+            Value::Message(m) => m.type_name(),
         }
     }
 }
@@ -613,6 +618,7 @@ impl Value {
                         })
                 }
                 (Value::Opaque(x), Value::Opaque(y)) => x.equals(&**y),
+                (Value::Message(x), Value::Message(y)) => crate::proto::equals(x, y),
                 _ => false,
             };
             if !same {

@@ -142,7 +142,7 @@ impl Type {
 
     /// Whether this is `dyn` or `error`, the types that agree with everything.
     pub fn is_dyn_or_error(&self) -> bool {
-        matches!(self, Type::Dyn | Type::Error)
+        matches!(self, Type::Dyn | Type::Any | Type::Error)
     }
 
     /// Whether anything in the type is left to run time (`dyn`, `any`, `error` or a type

@@ -9,6 +9,7 @@ use cel_cost::{
 };
 use cel_ext::Library;
 use cel_interp::{CostHooks, FunctionTable, PlanEnv};
+use cel_runtime::proto::{DescriptorPool, ProtoTypes};
 use cel_runtime::{Error, FunctionRegistry, Implementation, Value};
 use cel_syntax::macros::{Macro, MacroTable};
 use cel_syntax::{ParserOptions, Source};
@@ -124,6 +125,7 @@ pub struct EnvBuilder {
     registry: FunctionRegistry,
     macros: Vec<Macro>,
     provider: Option<Arc<dyn TypeProvider>>,
+    messages: Option<Arc<ProtoTypes>>,
     libraries: Vec<String>,
     types: Vec<Type>,
     cost_hooks: CostHooks,
@@ -200,6 +202,7 @@ impl Default for EnvBuilder {
             registry: FunctionRegistry::standard(),
             macros: Vec::new(),
             provider: None,
+            messages: None,
             libraries: Vec::new(),
             types: Vec::new(),
             cost_hooks: CostHooks::default(),
@@ -331,6 +334,16 @@ impl EnvBuilder {
         self
     }
 
+    /// Makes the message and enum types of a protobuf descriptor pool known: the checker
+    /// types their fields, and expressions read, test, build and compare their messages
+    /// (see [`cel_runtime::proto`]). It replaces any [`EnvBuilder::type_provider`].
+    pub fn descriptor_pool(mut self, pool: DescriptorPool) -> Self {
+        let types = Arc::new(ProtoTypes::new(pool));
+        self.provider = Some(types.clone());
+        self.messages = Some(types);
+        self
+    }
+
     /// Sets the provider of message and enum types.
     pub fn type_provider(mut self, provider: Arc<dyn TypeProvider>) -> Self {
         self.provider = Some(provider);
@@ -418,6 +431,7 @@ impl EnvBuilder {
                 optimize: self.options.optimize,
             },
             cost_hooks: Arc::new(self.cost_hooks),
+            messages: self.messages,
         };
         Env {
             inner: Arc::new(EnvInner {

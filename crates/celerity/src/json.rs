@@ -110,6 +110,16 @@ fn to_json(v: &Value, depth: usize) -> Result<serde_json::Value, JsonError> {
         Value::Optional(None) => J::Null,
         Value::Optional(Some(x)) => to_json(x, depth + 1)?,
         Value::Opaque(o) => J::String(format!("{o:?}")),
+        // The fields that are set, by name, as CEL reads them.
+        Value::Message(m) => {
+            let mut obj = serde_json::Map::new();
+            for (f, _) in m.message().fields() {
+                let x = cel_runtime::proto::select(m, f.name())
+                    .map_err(|e| JsonError(e.to_string()))?;
+                obj.insert(f.name().to_string(), to_json(&x, depth + 1)?);
+            }
+            J::Object(obj)
+        }
     })
 }
 

@@ -56,6 +56,9 @@ pub use cel_cost::{
     PathSizes, ResultSizeFn, SizeEstimator, SizeRange,
 };
 pub use cel_ext::{Library, LibraryContents};
+pub use cel_runtime::proto::{
+    self, DescriptorPool, DynamicMessage, MessageDescriptor, MessageValue,
+};
 pub use cel_runtime::{
     Activation, Duration, EmptyActivation, Error as EvalError, ErrorKind, Implementation, Key,
     ListValue, MapActivation, MapValue, OpaqueValue, Timestamp, Value,
