@@ -26,7 +26,7 @@ use prost_reflect::{
     ExtensionDescriptor, FieldDescriptor, Kind, MapKey, ReflectMessage, Value as PValue,
 };
 
-use crate::{Duration, Error, Key, ListValue, MapValue, Result, Timestamp, Value};
+use crate::{Duration, Error, Key, ListValue, MapValue, Result, Value};
 
 /// The descriptor types hosts use to describe their messages (from `prost-reflect`).
 pub use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor};
@@ -314,12 +314,8 @@ pub fn from_message(m: DynamicMessage) -> Result<Value> {
         | "google.protobuf.StringValue"
         | "google.protobuf.BytesValue" => wrapped(),
         "google.protobuf.Timestamp" => {
-            let seconds = int_field(&m, "seconds");
-            let nanos = u32::try_from(int_field(&m, "nanos"))
-                .ok()
-                .filter(|n| *n < 1_000_000_000)
-                .ok_or_else(|| Error::new("timestamp out of range"))?;
-            Ok(Value::Timestamp(Timestamp::utc(seconds, nanos)))
+            let nanos = u32::try_from(int_field(&m, "nanos")).unwrap_or(u32::MAX);
+            crate::time::checked_timestamp(int_field(&m, "seconds"), nanos, 0).map(Value::Timestamp)
         }
         "google.protobuf.Duration" => int_field(&m, "seconds")
             .checked_mul(1_000_000_000)
