@@ -12,8 +12,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
-use cel_runtime::proto::MessageValue;
-use cel_runtime::{Duration, Key, Timestamp, Value};
+use cel_runtime::{Key, Value};
 use cel_types::{FunctionDecl, OverloadDecl, Primitive, Type, VariableDecl};
 use prost_reflect::{DynamicMessage, FieldDescriptor, ReflectMessage, Value as PValue};
 
@@ -265,162 +264,21 @@ pub fn type_from_name(name: &str) -> Type {
     }
 }
 
-/// Unpacks a `google.protobuf.Any`: decodes its payload with the descriptor pool the `Any`
-/// came from, then converts it with [`value_from_message`].
+/// Unpacks a `google.protobuf.Any` with the runtime's own conversion
+/// ([`cel_runtime::proto::from_message`]), which decodes the payload with the descriptor pool
+/// the `Any` came from.
 pub fn unpack_any(any: &DynamicMessage, depth: usize) -> Converted<Value> {
     if depth > MAX_DEPTH {
         return Err(Unsupported::new("value nested too deeply"));
     }
-    let url = string_field(any, "type_url")?;
-    let bytes = match get(any, "value")?.as_ref() {
-        PValue::Bytes(b) => b.clone(),
-        other => return Err(mismatch(any, "value", "bytes", other)),
-    };
-    // The type name is whatever follows the last '/' of the URL (cel-go and protobuf agree).
-    let name = url.rsplit_once('/').map_or(url.as_str(), |(_, n)| n);
-    let desc = any
-        .descriptor()
-        .parent_pool()
-        .get_message_by_name(name)
-        .ok_or_else(|| Unsupported(format!("google.protobuf.Any of unknown type `{url}`")))?;
-    let payload = DynamicMessage::decode(desc, bytes).map_err(|e| {
-        Unsupported(format!(
-            "google.protobuf.Any of type {name} does not decode: {e}"
-        ))
-    })?;
-    message_value_at(&payload, depth + 1)
+    value_from_message(any)
 }
 
-/// Converts a protobuf message into a CEL value the way cel-go does for the well-known types:
-/// `Timestamp` and `Duration`, the wrappers (to their primitive), the JSON types `Value`,
-/// `Struct` and `ListValue` (to null, number, string, bool, map and list), and `Any` (unpacked
-/// again). Any other message, `google.protobuf.Empty` included, is a message value.
+/// Converts a protobuf message into a CEL value as the runtime does
+/// ([`cel_runtime::proto::from_message`]): the well-known types to the plain values CEL makes
+/// of them, any other message (`google.protobuf.Empty` included) to a message value.
 pub fn value_from_message(msg: &DynamicMessage) -> Converted<Value> {
-    message_value_at(msg, 0)
-}
-
-fn message_value_at(msg: &DynamicMessage, depth: usize) -> Converted<Value> {
-    if depth > MAX_DEPTH {
-        return Err(Unsupported::new("value nested too deeply"));
-    }
-    let desc = msg.descriptor();
-    match desc.full_name() {
-        "google.protobuf.Timestamp" => {
-            let (seconds, nanos) = seconds_and_nanos(msg)?;
-            // CEL's timestamps span 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z.
-            const MIN: i64 = -62_135_596_800;
-            const MAX: i64 = 253_402_300_799;
-            if !(MIN..=MAX).contains(&seconds) || !(0..1_000_000_000).contains(&nanos) {
-                return Err(Unsupported(format!(
-                    "timestamp out of range: {seconds}s {nanos}ns"
-                )));
-            }
-            // The range check above makes the cast lossless.
-            Ok(Value::Timestamp(Timestamp::utc(seconds, nanos as u32)))
-        }
-        "google.protobuf.Duration" => {
-            let (seconds, nanos) = seconds_and_nanos(msg)?;
-            let total = seconds
-                .checked_mul(1_000_000_000)
-                .and_then(|n| n.checked_add(i64::from(nanos)))
-                .ok_or_else(|| {
-                    Unsupported(format!("duration out of range: {seconds}s {nanos}ns"))
-                })?;
-            Ok(Value::Duration(Duration { nanos: total }))
-        }
-        "google.protobuf.BoolValue"
-        | "google.protobuf.Int32Value"
-        | "google.protobuf.Int64Value"
-        | "google.protobuf.UInt32Value"
-        | "google.protobuf.UInt64Value"
-        | "google.protobuf.FloatValue"
-        | "google.protobuf.DoubleValue"
-        | "google.protobuf.StringValue"
-        | "google.protobuf.BytesValue" => scalar(msg, "value", get(msg, "value")?.as_ref()),
-        "google.protobuf.Value" => json_value(msg, depth),
-        "google.protobuf.Struct" => json_struct(msg, depth),
-        "google.protobuf.ListValue" => json_list(msg, depth),
-        "google.protobuf.Any" => unpack_any(msg, depth + 1),
-        // `Empty` and `FieldMask` are messages like any other.
-        _ => Ok(Value::Message(Arc::new(MessageValue::new(msg.clone())))),
-    }
-}
-
-fn seconds_and_nanos(msg: &DynamicMessage) -> Converted<(i64, i32)> {
-    let seconds = match get(msg, "seconds")?.as_ref() {
-        PValue::I64(s) => *s,
-        other => return Err(mismatch(msg, "seconds", "an int64", other)),
-    };
-    let nanos = match get(msg, "nanos")?.as_ref() {
-        PValue::I32(n) => *n,
-        other => return Err(mismatch(msg, "nanos", "an int32", other)),
-    };
-    Ok((seconds, nanos))
-}
-
-/// A scalar protobuf field value as a CEL value (the contents of a wrapper).
-fn scalar(msg: &DynamicMessage, field: &str, v: &PValue) -> Converted<Value> {
-    Ok(match v {
-        PValue::Bool(b) => Value::Bool(*b),
-        PValue::I32(i) => Value::Int(i64::from(*i)),
-        PValue::I64(i) => Value::Int(*i),
-        PValue::U32(u) => Value::Uint(u64::from(*u)),
-        PValue::U64(u) => Value::Uint(*u),
-        PValue::F32(f) => Value::Double(f64::from(*f)),
-        PValue::F64(d) => Value::Double(*d),
-        PValue::String(s) => Value::string(s.as_str()),
-        PValue::Bytes(b) => Value::bytes(b.to_vec()),
-        other => return Err(mismatch(msg, field, "a scalar", other)),
-    })
-}
-
-fn json_value(msg: &DynamicMessage, depth: usize) -> Converted<Value> {
-    if depth > MAX_DEPTH {
-        return Err(Unsupported::new("value nested too deeply"));
-    }
-    // A `Value` with no kind set reads as null, as in cel-go.
-    let Some((field, v)) = oneof(msg, "kind") else {
-        return Ok(Value::Null);
-    };
-    match (field.name(), v.as_ref()) {
-        ("null_value", _) => Ok(Value::Null),
-        ("number_value", PValue::F64(d)) => Ok(Value::Double(*d)),
-        ("string_value", PValue::String(s)) => Ok(Value::string(s.as_str())),
-        ("bool_value", PValue::Bool(b)) => Ok(Value::Bool(*b)),
-        ("struct_value", PValue::Message(m)) => json_struct(m, depth + 1),
-        ("list_value", PValue::Message(m)) => json_list(m, depth + 1),
-        (name, other) => Err(Unsupported(format!(
-            "google.protobuf.Value.{name} with unexpected content {other:?}"
-        ))),
-    }
-}
-
-fn json_struct(msg: &DynamicMessage, depth: usize) -> Converted<Value> {
-    let fields = get(msg, "fields")?;
-    let PValue::Map(fields) = fields.as_ref() else {
-        return Err(mismatch(msg, "fields", "a map", fields.as_ref()));
-    };
-    // Protobuf maps are unordered; sort for a deterministic insertion order.
-    let mut entries = Vec::with_capacity(fields.len());
-    for (k, v) in fields {
-        let prost_reflect::MapKey::String(k) = k else {
-            return Err(Unsupported(format!("google.protobuf.Struct key {k:?}")));
-        };
-        let PValue::Message(v) = v else {
-            return Err(mismatch(msg, "fields", "a google.protobuf.Value", v));
-        };
-        entries.push((Key::String(k.as_str().into()), json_value(v, depth + 1)?));
-    }
-    entries.sort_by_key(|(k, _)| k.to_string());
-    Ok(Value::map(entries))
-}
-
-fn json_list(msg: &DynamicMessage, depth: usize) -> Converted<Value> {
-    let items = messages(msg, "values")?
-        .iter()
-        .map(|v| json_value(v, depth + 1))
-        .collect::<Converted<Vec<_>>>()?;
-    Ok(Value::list(items))
+    cel_runtime::proto::from_message(msg.clone()).map_err(|e| Unsupported(e.message))
 }
 
 // ---------------------------------------------------------------------------------------

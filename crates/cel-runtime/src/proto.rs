@@ -240,8 +240,12 @@ fn from_field(v: &PValue, kind: &Kind) -> Result<Value> {
                 Kind::Message(entry) => entry.map_entry_value_field().kind(),
                 _ => return Err(Error::internal("a map field without an entry type")),
             };
+            // Protobuf maps have no order; entries come in key order, so that iterating a
+            // map field is deterministic.
+            let mut sorted: Vec<_> = entries.iter().collect();
+            sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
             let mut out = MapValue::new();
-            for (k, v) in entries {
+            for (k, v) in sorted {
                 out.insert(from_key(k), from_single(v, &value_kind)?);
             }
             Ok(Value::Map(Arc::new(out)))
@@ -347,26 +351,41 @@ pub fn from_message(m: DynamicMessage) -> Result<Value> {
     }
 }
 
+/// How many `google.protobuf.Any` may wrap one another: each is decoded separately, so
+/// protobuf's own nesting limit does not bound a chain of them.
+const MAX_ANY_NESTING: usize = 100;
+
 /// The payload of a `google.protobuf.Any`, decoded with the descriptors of the `Any`'s own
-/// pool and converted.
+/// pool and converted; an `Any` inside is unpacked in turn.
 fn unpack_any(any: &DynamicMessage) -> Result<Value> {
-    let url = match any.get_field_by_name("type_url").as_deref() {
-        Some(PValue::String(s)) => s.clone(),
-        _ => String::new(),
-    };
-    let bytes = match any.get_field_by_name("value").as_deref() {
-        Some(PValue::Bytes(b)) => b.clone(),
-        _ => Default::default(),
-    };
-    let name = url.rsplit('/').next().unwrap_or("");
-    let d = any
-        .descriptor()
-        .parent_pool()
-        .get_message_by_name(name)
-        .ok_or_else(|| Error::new(format!("unknown type in google.protobuf.Any: '{url}'")))?;
-    let payload = DynamicMessage::decode(d, bytes)
-        .map_err(|e| Error::new(format!("invalid google.protobuf.Any of type '{name}': {e}")))?;
-    from_message(payload)
+    let mut any = any.clone();
+    for _ in 0..MAX_ANY_NESTING {
+        let url = match any.get_field_by_name("type_url").as_deref() {
+            Some(PValue::String(s)) => s.clone(),
+            _ => String::new(),
+        };
+        let bytes = match any.get_field_by_name("value").as_deref() {
+            Some(PValue::Bytes(b)) => b.clone(),
+            _ => Default::default(),
+        };
+        // The type name is whatever follows the last '/' of the URL.
+        let name = url.rsplit('/').next().unwrap_or("");
+        let d = any
+            .descriptor()
+            .parent_pool()
+            .get_message_by_name(name)
+            .ok_or_else(|| Error::new(format!("unknown type in google.protobuf.Any: '{url}'")))?;
+        let payload = DynamicMessage::decode(d, bytes).map_err(|e| {
+            Error::new(format!("invalid google.protobuf.Any of type '{name}': {e}"))
+        })?;
+        if payload.descriptor().full_name() != "google.protobuf.Any" {
+            return from_message(payload);
+        }
+        any = payload;
+    }
+    Err(Error::new(format!(
+        "google.protobuf.Any nested more than {MAX_ANY_NESTING} deep"
+    )))
 }
 
 /// `pkg.Msg{f: v, ...}`: a new message with the given fields, converted to a value (a
@@ -691,5 +710,65 @@ fn proto_values_equal(a: &PValue, b: &PValue) -> bool {
         }
         // Floating-point fields compare as numbers: NaN differs from itself.
         (x, y) => x == y,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The well-known types, compiled by protox.
+    fn well_known() -> DescriptorPool {
+        let mut c = protox::Compiler::new(Vec::<std::path::PathBuf>::new()).unwrap();
+        c.include_imports(true);
+        c.open_files([
+            "google/protobuf/any.proto",
+            "google/protobuf/wrappers.proto",
+        ])
+        .unwrap();
+        c.descriptor_pool()
+    }
+
+    fn any_of(pool: &DescriptorPool, inner: &DynamicMessage) -> DynamicMessage {
+        let d = pool.get_message_by_name("google.protobuf.Any").unwrap();
+        let mut out = DynamicMessage::new(d.clone());
+        let url = format!("type.googleapis.com/{}", inner.descriptor().full_name());
+        out.set_field_by_name("type_url", PValue::String(url));
+        out.set_field_by_name("value", PValue::Bytes(inner.encode_to_vec().into()));
+        out
+    }
+
+    #[test]
+    fn nested_any_unpacks_to_a_bound() {
+        let pool = well_known();
+        let wrapper = pool
+            .get_message_by_name("google.protobuf.Int64Value")
+            .unwrap();
+        let mut m = DynamicMessage::new(wrapper);
+        m.set_field_by_name("value", PValue::I64(7));
+        for _ in 0..MAX_ANY_NESTING {
+            m = any_of(&pool, &m);
+        }
+        assert!(matches!(from_message(m.clone()), Ok(Value::Int(7))));
+        let err = from_message(any_of(&pool, &m)).unwrap_err();
+        assert!(err.message.contains("nested more than 100 deep"), "{err}");
+    }
+
+    #[test]
+    fn plain_values_round_trip_through_any() {
+        let pool = well_known();
+        let any = pool.get_message_by_name("google.protobuf.Any").unwrap();
+        for v in [
+            Value::Int(-3),
+            Value::Uint(4),
+            Value::Double(0.5),
+            Value::Bool(true),
+            Value::from("text"),
+            Value::bytes(vec![1u8, 2]),
+        ] {
+            let packed = to_message(&v, &any).unwrap();
+            let back = from_message(packed).unwrap();
+            assert!(back.identical(&v), "{v:?} came back as {back:?}");
+        }
     }
 }
