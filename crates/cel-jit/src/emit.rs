@@ -517,6 +517,22 @@ impl Emitter<'_, '_> {
         self.b.ins().stack_addr(types::I64, slot, 0)
     }
 
+    /// IR values (all `val`) as a stack array of value pointers and its length, the shape of
+    /// the `argv, n` parameters of shims; a null pointer for none.
+    fn value_array(&mut self, a: &[cel_ir::Value]) -> Result<(cl::Value, cl::Value), JitError> {
+        let mut items = Vec::with_capacity(a.len());
+        for x in a {
+            items.push(self.v(*x)?);
+        }
+        let argv = if items.is_empty() {
+            self.iconst(types::I64, 0)
+        } else {
+            self.stack_array(&items)
+        };
+        let n = self.iconst(types::I64, items.len() as i64);
+        Ok((argv, n))
+    }
+
     /// A value as a pointer to a runtime value: constants are boxed once, when the program
     /// is compiled; other scalars are boxed into the arena.
     fn boxed(&mut self, x: cel_ir::Value) -> Result<cl::Value, JitError> {
@@ -1020,16 +1036,7 @@ impl Emitter<'_, '_> {
                 self.def(r[0], h);
             }
             Op::MakeList => {
-                let mut items = Vec::with_capacity(a.len());
-                for x in a {
-                    items.push(self.v(*x)?);
-                }
-                let argv = if items.is_empty() {
-                    self.iconst(types::I64, 0)
-                } else {
-                    self.stack_array(&items)
-                };
-                let n = self.iconst(types::I64, items.len() as i64);
+                let (argv, n) = self.value_array(a)?;
                 let v = self.call(Shim::cel_rt_make_list, &[argv, n])?;
                 self.def(r[0], v);
             }
@@ -1064,16 +1071,7 @@ impl Emitter<'_, '_> {
                     expr,
                 });
                 let s = self.ptr_const(site);
-                let mut items = Vec::with_capacity(a.len());
-                for x in a {
-                    items.push(self.v(*x)?);
-                }
-                let argv = if items.is_empty() {
-                    self.iconst(types::I64, 0)
-                } else {
-                    self.stack_array(&items)
-                };
-                let n = self.iconst(types::I64, items.len() as i64);
+                let (argv, n) = self.value_array(a)?;
                 let (v, e) = self.call2(Shim::cel_rt_make_struct, &[s, argv, n])?;
                 self.def(r[0], v);
                 self.def(r[1], e);

@@ -210,19 +210,26 @@ pub fn has(m: &MessageValue, name: &str) -> Result<bool> {
 /// otherwise the type's empty message, converted.
 fn unset_message(d: &MessageDescriptor) -> Result<Value> {
     match d.full_name() {
-        "google.protobuf.Any"
-        | "google.protobuf.Value"
-        | "google.protobuf.BoolValue"
-        | "google.protobuf.Int32Value"
-        | "google.protobuf.Int64Value"
-        | "google.protobuf.UInt32Value"
-        | "google.protobuf.UInt64Value"
-        | "google.protobuf.FloatValue"
-        | "google.protobuf.DoubleValue"
-        | "google.protobuf.StringValue"
-        | "google.protobuf.BytesValue" => Ok(Value::Null),
+        "google.protobuf.Any" | "google.protobuf.Value" => Ok(Value::Null),
+        name if is_wrapper(name) => Ok(Value::Null),
         _ => from_message(DynamicMessage::new(d.clone())),
     }
+}
+
+/// Whether a message type is one of the wrappers (`google.protobuf.Int64Value`, ...).
+fn is_wrapper(name: &str) -> bool {
+    matches!(
+        name,
+        "google.protobuf.BoolValue"
+            | "google.protobuf.Int32Value"
+            | "google.protobuf.Int64Value"
+            | "google.protobuf.UInt32Value"
+            | "google.protobuf.UInt64Value"
+            | "google.protobuf.FloatValue"
+            | "google.protobuf.DoubleValue"
+            | "google.protobuf.StringValue"
+            | "google.protobuf.BytesValue"
+    )
 }
 
 /// A field's value (of a field of `kind`; a map field's kind is its entry type).
@@ -308,15 +315,7 @@ pub fn from_message(m: DynamicMessage) -> Result<Value> {
         }
     };
     match d.full_name() {
-        "google.protobuf.BoolValue"
-        | "google.protobuf.Int32Value"
-        | "google.protobuf.Int64Value"
-        | "google.protobuf.UInt32Value"
-        | "google.protobuf.UInt64Value"
-        | "google.protobuf.FloatValue"
-        | "google.protobuf.DoubleValue"
-        | "google.protobuf.StringValue"
-        | "google.protobuf.BytesValue" => wrapped(),
+        name if is_wrapper(name) => wrapped(),
         "google.protobuf.Timestamp" => {
             let nanos = u32::try_from(int_field(&m, "nanos")).unwrap_or(u32::MAX);
             crate::time::checked_timestamp(int_field(&m, "seconds"), nanos, 0).map(Value::Timestamp)
