@@ -219,6 +219,26 @@ pub type ActualCostFn<V> = Arc<dyn Fn(&[V], &V) -> Option<u64> + Send + Sync>;
 /// The cost charged afterwards is the ordinary one, so totals are unchanged.
 pub type ResultSizeFn<V> = Arc<dyn Fn(&[V]) -> Option<u64> + Send + Sync>;
 
+/// What an evaluator can learn of a call's result size before making the call.
+#[derive(Clone)]
+pub struct ResultSizeHook<V> {
+    /// A cheap upper bound (from the arguments' lengths, say), consulted first: when a
+    /// result that large would still fit the budget, the exact size is not computed.
+    pub at_most: Option<ResultSizeFn<V>>,
+    /// The exact size (see [`ResultSizeFn`]).
+    pub exact: ResultSizeFn<V>,
+}
+
+impl<V> ResultSizeHook<V> {
+    /// A hook with only the exact size.
+    pub fn exact(exact: ResultSizeFn<V>) -> ResultSizeHook<V> {
+        ResultSizeHook {
+            at_most: None,
+            exact,
+        }
+    }
+}
+
 /// What a cost hook applies to.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum CostKey {

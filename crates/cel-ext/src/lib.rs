@@ -109,7 +109,7 @@ pub use protos::Protos;
 pub use sets::Sets;
 pub use strings::Strings;
 
-use cel_cost::{ActualCostFn, CostKey, EstimateFn, ResultSizeFn};
+use cel_cost::{ActualCostFn, CostKey, EstimateFn, ResultSizeHook};
 use cel_runtime::{Implementation, Value};
 use cel_syntax::macros::Macro;
 use cel_types::{FunctionDecl, Type, VariableDecl};
@@ -135,7 +135,7 @@ pub struct LibraryContents {
     /// Result sizes known from the arguments, by overload id, for functions that can build
     /// large values: an evaluator under a cost limit charges such a call before running it
     /// (see [`cel_cost::ResultSizeFn`]).
-    pub result_sizes: Vec<(String, ResultSizeFn<Value>)>,
+    pub result_sizes: Vec<(String, ResultSizeHook<Value>)>,
     /// Types the library defines (cel-go's `cel.Types(...)`), such as the opaque `net.IP`:
     /// an environment should resolve each one's name (`net.IP`) as a type identifier, as it
     /// does `int` or `google.protobuf.Timestamp`, in the checker and in the planner.
@@ -221,10 +221,13 @@ pub(crate) fn go_quote(s: &str) -> String {
 pub(crate) mod build {
     use std::sync::Arc;
 
-    use cel_cost::{CallEstimate, CostKey, EstimateArg};
+    use cel_cost::{CallEstimate, CostKey, EstimateArg, ResultSizeHook};
     use cel_runtime::{Implementation, Value};
 
     use crate::LibraryContents;
+
+    /// A cheap upper bound on a call's result size, from its arguments.
+    pub(crate) type SizeBound = fn(&[Value]) -> Option<u64>;
 
     impl LibraryContents {
         /// Registers an implementation.
@@ -242,13 +245,19 @@ pub(crate) mod build {
                 .push((CostKey::Overload(id.to_string()), Arc::new(f)));
         }
 
-        /// Registers the result-size hook of an overload that can build a large value.
+        /// Registers the result-size hook of an overload that can build a large value: a
+        /// cheap upper bound, if there is one, and the exact size.
         pub(crate) fn result_size(
             &mut self,
             id: &str,
-            f: impl Fn(&[Value]) -> Option<u64> + Send + Sync + 'static,
+            at_most: Option<SizeBound>,
+            exact: impl Fn(&[Value]) -> Option<u64> + Send + Sync + 'static,
         ) {
-            self.result_sizes.push((id.to_string(), Arc::new(f)));
+            let hook = ResultSizeHook {
+                at_most: at_most.map(|f| Arc::new(f) as cel_cost::ResultSizeFn<Value>),
+                exact: Arc::new(exact),
+            };
+            self.result_sizes.push((id.to_string(), hook));
         }
 
         /// Registers a static cost estimate for an overload.

@@ -169,7 +169,7 @@ impl Library for Lists {
             c.implement("lists_range", Implementation::Unary(range_value));
             // Charged before it runs under a cost limit: `lists.range(10000000)` would
             // otherwise allocate about 240 MB before a small limit could stop it.
-            c.result_size("lists_range", |a| match a {
+            c.result_size("lists_range", None, |a| match a {
                 [Value::Int(n)] if (0..=MAX_RANGE_SIZE).contains(n) => u64::try_from(*n).ok(),
                 _ => None,
             });

@@ -110,7 +110,17 @@ impl Library for Regex {
             "regex_replace_string_string_string",
             "regex_replace_string_string_string_int",
         ] {
-            c.result_size(id, |a| match a {
+            let at_most = |a: &[Value]| match a {
+                [Value::String(t), _, Value::String(r), rest @ ..] => {
+                    let n = match rest {
+                        [Value::Int(n)] => *n,
+                        _ => -1,
+                    };
+                    Some(replace_size_at_most(t, r, n))
+                }
+                _ => None,
+            };
+            c.result_size(id, Some(at_most), |a| match a {
                 [Value::String(t), Value::String(p), Value::String(r)] => {
                     replace_result_size(t, p, r, -1)
                 }
@@ -399,6 +409,19 @@ pub fn replace(target: &str, pattern: &str, replacement: &str, count: i64) -> Re
     Ok(out)
 }
 
+/// An upper bound on the size of `regex.replace(target, _, replacement, count)`, from byte
+/// lengths alone: at most `|target| + 1` matches, each replaced by the replacement with every
+/// group reference (two bytes of it, at least) standing for at most the whole target.
+pub fn replace_size_at_most(target: &str, replacement: &str, count: i64) -> u64 {
+    let (t, r) = (target.len() as u64, replacement.len() as u64);
+    let mut matches = t + 1;
+    if let Ok(n) = u64::try_from(count) {
+        matches = matches.min(n);
+    }
+    let expansion = r.saturating_add((r / 2).saturating_mul(t));
+    t.saturating_add(matches.saturating_mul(expansion))
+}
+
 /// The size in code points of `regex.replace(target, pattern, replacement, count)`, found by
 /// matching without building the result; `None` when the call fails instead. Lets a cost
 /// limit stop the call before it allocates.
@@ -501,6 +524,7 @@ mod tests {
                     Some(size(&built)),
                     "regex.replace({t:?}, {p:?}, {r:?}, {n})"
                 );
+                assert!(replace_size_at_most(t, r, n) >= size(&built));
             }
         }
         // Calls that fail have no size.

@@ -654,8 +654,7 @@ fn eval_call<'p>(
     // reached afterwards).
     if first_error.is_none()
         && st.limit != u64::MAX
-        && let Some(pre) = cost.precharge(&values)
-        && st.cost.saturating_add(pre) > st.limit
+        && let Some(pre) = cost.precharge(&values, st.limit.saturating_sub(st.cost))
     {
         st.cost = st.cost.saturating_add(pre);
         return Err(Error::cost_limit_exceeded());

@@ -111,7 +111,19 @@ pub fn actual_size(v: &Value) -> u64 {
 /// A stand-in for a result not built yet, whose size is all a cost hook may look at: what
 /// [`crate::CallCost::precharge`] gives the hooks in place of the result.
 #[derive(Debug)]
-pub(crate) struct PredictedResult(pub(crate) u64);
+struct PredictedResult(std::sync::atomic::AtomicU64);
+
+/// A [`PredictedResult`] of `size`. Each thread reuses one, so predicting allocates nothing.
+pub(crate) fn predicted_result(size: u64) -> Value {
+    std::thread_local! {
+        static PREDICTED: Arc<PredictedResult> =
+            Arc::new(PredictedResult(std::sync::atomic::AtomicU64::new(0)));
+    }
+    PREDICTED.with(|p| {
+        p.0.store(size, std::sync::atomic::Ordering::Relaxed);
+        Value::Opaque(p.clone())
+    })
+}
 
 impl cel_runtime::OpaqueValue for PredictedResult {
     fn type_name(&self) -> &str {
@@ -123,7 +135,7 @@ impl cel_runtime::OpaqueValue for PredictedResult {
     }
 
     fn size(&self) -> Option<u64> {
-        Some(self.0)
+        Some(self.0.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

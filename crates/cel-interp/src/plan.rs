@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cel_checker::CheckedAst;
-use cel_cost::{ActualCostFn, Charge, CostKey, CostOptions, CostPlan, ResultSizeFn};
+use cel_cost::{ActualCostFn, Charge, CostKey, CostOptions, CostPlan, ResultSizeHook};
 use cel_runtime::{Error, Implementation, Key, Value};
 use cel_syntax::macros::{BLOCK_FUNCTION, BLOCK_INDEX_PREFIX};
 use cel_syntax::{
@@ -31,7 +31,7 @@ pub struct CostHooks {
     by_function: HashMap<String, ActualCostFn<Value>>,
     /// Result sizes known from the arguments, by overload id: calls that can build large
     /// values are charged before they run (see [`CallCost::precharge`]).
-    result_sizes: HashMap<String, ResultSizeFn<Value>>,
+    result_sizes: HashMap<String, ResultSizeHook<Value>>,
 }
 
 impl std::fmt::Debug for CostHooks {
@@ -57,7 +57,7 @@ impl CostHooks {
     }
 
     /// Adds the result-size hook of an overload. A later hook replaces an earlier one.
-    pub fn add_result_size(&mut self, overload_id: &str, hook: ResultSizeFn<Value>) {
+    pub fn add_result_size(&mut self, overload_id: &str, hook: ResultSizeHook<Value>) {
         self.result_sizes.insert(overload_id.to_string(), hook);
     }
 }
@@ -218,7 +218,7 @@ pub struct CallCost {
     pub(crate) formula: cel_cost::CostFormula,
     /// The size of the call's result, known from its arguments, for calls that can build
     /// large values.
-    pub(crate) result_size: Option<ResultSizeFn<Value>>,
+    pub(crate) result_size: Option<ResultSizeHook<Value>>,
 }
 
 impl CallCost {
@@ -265,19 +265,31 @@ impl CallCost {
         self.result_size.is_some()
     }
 
-    /// The cost the call will be charged if it succeeds, computed from its arguments before
-    /// it runs, for calls that can build large values (`lists.range(n)`, `replace`, `join`):
-    /// the hooks and formula that charge it afterwards, applied to the result size the
-    /// overload's result-size hook predicts. `None` when the call has no such hook or the
-    /// hook cannot say (the call may fail).
+    /// For calls that can build large values (`lists.range(n)`, `replace`, `join`): the cost
+    /// the call will be charged if it succeeds, when that is more than `budget`, computed
+    /// from its arguments before it runs with the hooks and formula that charge it
+    /// afterwards, applied to the result size the overload's result-size hook predicts.
+    /// `None` when it fits the budget, when the call has no such hook, or when the hook
+    /// cannot say (the call may fail).
     ///
-    /// An evaluator under a cost limit that this cost would cross stops before calling, with
-    /// the cost and error it would have reached after the call, so the limit stops the call
-    /// before it allocates and nothing observable changes.
-    pub fn precharge(&self, args: &[Value]) -> Option<u64> {
-        let size = (self.result_size.as_ref()?)(args)?;
-        let predicted = Value::Opaque(Arc::new(crate::ops::PredictedResult(size)));
-        Some(crate::ops::call_cost(self, args, &Ok(predicted)))
+    /// An evaluator under a cost limit stops before calling when this is `Some`, with the
+    /// cost and error it would have reached after the call, so the limit stops the call
+    /// before it allocates and nothing observable changes. A cheap upper bound on the size,
+    /// when the hook has one, spares computing the exact size for calls that fit anyway
+    /// (costs grow with the result's size).
+    pub fn precharge(&self, args: &[Value], budget: u64) -> Option<u64> {
+        let hook = self.result_size.as_ref()?;
+        if let Some(at_most) = hook.at_most.as_ref().and_then(|f| f(args))
+            && self.cost_with_result_size(args, at_most) <= budget
+        {
+            return None;
+        }
+        let cost = self.cost_with_result_size(args, (hook.exact)(args)?);
+        (cost > budget).then_some(cost)
+    }
+
+    fn cost_with_result_size(&self, args: &[Value], size: u64) -> u64 {
+        crate::ops::call_cost(self, args, &Ok(crate::ops::predicted_result(size)))
     }
 }
 

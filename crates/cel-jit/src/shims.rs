@@ -666,11 +666,9 @@ shims! {
             return 0;
         }
         let args = values(argv, n);
-        if let Some(pre) = site(site_ptr).cost.precharge(&args) {
-            let pre = i64::try_from(pre).unwrap_or(i64::MAX);
-            if cost.saturating_add(pre) > limit {
-                stop(ctx, STATUS_FALLBACK, Error::cost_limit_exceeded());
-            }
+        let budget = u64::try_from(limit.saturating_sub(cost)).unwrap_or(0);
+        if site(site_ptr).cost.precharge(&args, budget).is_some() {
+            stop(ctx, STATUS_FALLBACK, Error::cost_limit_exceeded());
         }
         0
     }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use cel_checker::{CheckerEnv, CheckerOptions};
 use cel_cost::{
     ActualCostFn, CostKey, CostOptions, CostRange, EstimateFn, EstimateOptions, ResultSizeFn,
-    SizeEstimator,
+    ResultSizeHook, SizeEstimator,
 };
 use cel_ext::Library;
 use cel_interp::{CostHooks, FunctionTable, PlanEnv};
@@ -298,7 +298,8 @@ impl EnvBuilder {
     /// such a call is charged before it runs and stops there if it would cross the limit
     /// (see [`ResultSizeFn`](cel_cost::ResultSizeFn)).
     pub fn result_size(mut self, overload_id: &str, hook: ResultSizeFn<Value>) -> Self {
-        self.cost_hooks.add_result_size(overload_id, hook);
+        self.cost_hooks
+            .add_result_size(overload_id, ResultSizeHook::exact(hook));
         self
     }
 

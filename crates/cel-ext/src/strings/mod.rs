@@ -229,7 +229,22 @@ impl Library for Strings {
             "string_replace_string_string",
             "string_replace_string_string_int",
         ] {
-            c.result_size(id, |a| match a {
+            let at_most = |a: &[Value]| match a {
+                [
+                    Value::String(s),
+                    Value::String(old),
+                    Value::String(new),
+                    rest @ ..,
+                ] => {
+                    let n = match rest {
+                        [Value::Int(n)] => *n,
+                        _ => -1,
+                    };
+                    Some(replace_size_at_most(s, old, new, n))
+                }
+                _ => None,
+            };
+            c.result_size(id, Some(at_most), |a| match a {
                 [Value::String(s), Value::String(old), Value::String(new)] => {
                     replace_result_size(s, old, new, -1)
                 }
@@ -292,14 +307,28 @@ impl Library for Strings {
             ));
             c.implement("list_join", Implementation::Unary(join_value));
             c.implement("list_join_string", Implementation::Binary(join_sep_value));
-            c.result_size("list_join", |a| match a {
-                [Value::List(l)] => join_result_size(l, ""),
-                _ => None,
-            });
-            c.result_size("list_join_string", |a| match a {
-                [Value::List(l), Value::String(sep)] => join_result_size(l, sep),
-                _ => None,
-            });
+            c.result_size(
+                "list_join",
+                Some(|a: &[Value]| match a {
+                    [Value::List(l)] => Some(join_size_at_most(l, "")),
+                    _ => None,
+                }),
+                |a| match a {
+                    [Value::List(l)] => join_result_size(l, ""),
+                    _ => None,
+                },
+            );
+            c.result_size(
+                "list_join_string",
+                Some(|a: &[Value]| match a {
+                    [Value::List(l), Value::String(sep)] => Some(join_size_at_most(l, sep)),
+                    _ => None,
+                }),
+                |a| match a {
+                    [Value::List(l), Value::String(sep)] => join_result_size(l, sep),
+                    _ => None,
+                },
+            );
         }
         if v >= 3 {
             c.functions.push(FunctionDecl::new(
@@ -712,6 +741,34 @@ pub fn replace_result_size(s: &str, old: &str, new: &str, n: i64) -> Option<u64>
     let points =
         (size(new) as u128 * count + size(s) as u128).saturating_sub(size(old) as u128 * count);
     u64::try_from(points).ok()
+}
+
+/// An upper bound on the size of `s.replace(old, new, n)`, from byte lengths alone (a code
+/// point takes at least a byte; an empty `old` matches at most `|s| + 1` times).
+pub fn replace_size_at_most(s: &str, old: &str, new: &str, n: i64) -> u64 {
+    let mut matches = if old.is_empty() {
+        s.len() as u64 + 1
+    } else {
+        (s.len() / old.len()) as u64
+    };
+    if let Ok(n) = u64::try_from(n) {
+        matches = matches.min(n);
+    }
+    (s.len() as u64).saturating_add(matches.saturating_mul(new.len() as u64))
+}
+
+/// An upper bound on the size of `list.join(sep)`: its length in bytes.
+pub fn join_size_at_most(list: &[Value], sep: &str) -> u64 {
+    let separators = list.len().saturating_sub(1) as u64;
+    list.iter()
+        .map(|e| match e {
+            Value::String(s) => s.len() as u64,
+            _ => 0,
+        })
+        .fold(
+            (sep.len() as u64).saturating_mul(separators),
+            u64::saturating_add,
+        )
 }
 
 /// The size in code points of `list.join(sep)`, computed without building it; `None` when

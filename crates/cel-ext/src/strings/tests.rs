@@ -114,6 +114,7 @@ fn result_sizes_are_the_results_sizes() {
                         Some(size(&built)),
                         "{s:?}.replace({old:?}, {new:?}, {n})"
                     );
+                    assert!(replace_size_at_most(s, old, new, n) >= size(&built));
                 }
             }
         }
@@ -123,6 +124,7 @@ fn result_sizes_are_the_results_sizes() {
         for k in 0..=items.len() {
             let built = join(&items[..k], sep).unwrap();
             assert_eq!(join_result_size(&items[..k], sep), Some(size(&built)));
+            assert!(join_size_at_most(&items[..k], sep) >= size(&built));
         }
     }
     // Calls that fail have no size.
