@@ -26,8 +26,8 @@ use std::process::ExitCode;
 
 use celerity::kubernetes::{self, KubernetesEnv};
 use celerity::{
-    Env, EnvBuilder, EnvOptions, FunctionDecl, MapActivation, OverloadDecl, PathSizes,
-    ProgramOptions, SizeRange, Type, Value,
+    DescriptorPool, Env, EnvBuilder, EnvOptions, FunctionDecl, MapActivation, OverloadDecl,
+    PathSizes, ProgramOptions, SizeRange, Type, Value,
 };
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -78,6 +78,57 @@ struct EnvArgs {
     /// removed, at the newest library versions) instead of new ones.
     #[arg(long)]
     stored: bool,
+    /// A `.proto` file whose messages and enums expressions may use (repeatable). A variable
+    /// declared with a message type (`--decl item:shop.Item`) takes its value as that
+    /// message's protobuf JSON.
+    #[arg(long = "proto", value_name = "FILE.proto")]
+    protos: Vec<String>,
+    /// Where `--proto` files and their imports are found (repeatable; default: the current
+    /// directory). The well-known types are built in.
+    #[arg(long = "proto-path", value_name = "DIR")]
+    proto_paths: Vec<String>,
+}
+
+impl EnvArgs {
+    /// The descriptors of the `--proto` files, compiled; `None` without any.
+    fn descriptor_pool(&self) -> Result<Option<DescriptorPool>, String> {
+        if self.protos.is_empty() {
+            return Ok(None);
+        }
+        let includes: Vec<&str> = if self.proto_paths.is_empty() {
+            vec!["."]
+        } else {
+            self.proto_paths.iter().map(String::as_str).collect()
+        };
+        let mut compiler = protox::Compiler::new(includes).map_err(|e| e.to_string())?;
+        compiler.include_imports(true);
+        compiler
+            .open_files(&self.protos)
+            .map_err(|e| format!("--proto: {e}"))?;
+        Ok(Some(compiler.descriptor_pool()))
+    }
+}
+
+/// A variable's value from JSON: protobuf's JSON form of the message, for a variable declared
+/// with a message type the descriptors know; CEL's JSON mapping otherwise.
+fn json_variable(
+    name: &str,
+    json: &serde_json::Value,
+    decls: &[(String, Type)],
+    pool: Option<&DescriptorPool>,
+) -> Result<Value, String> {
+    let message = decls.iter().find_map(|(n, t)| match t {
+        Type::Message(m) if n == name => pool.and_then(|p| p.get_message_by_name(m)),
+        _ => None,
+    });
+    match message {
+        Some(d) => {
+            let m =
+                prost_reflect::DynamicMessage::deserialize(d, json).map_err(|e| e.to_string())?;
+            celerity::proto::from_message(m).map_err(|e| e.message)
+        }
+        None => celerity::value_from_json(json).map_err(|e| e.to_string()),
+    }
 }
 
 #[derive(clap::Args, Debug)]
@@ -283,8 +334,12 @@ fn build_env(
     undeclared: impl IntoIterator<Item = String>,
     container: Option<&str>,
     profile: &Profile,
+    pool: Option<&DescriptorPool>,
 ) -> Env {
     let mut b = profile.builder();
+    if let Some(pool) = pool {
+        b = b.descriptor_pool(pool.clone());
+    }
     for (name, ty) in decls {
         b = b.variable(name, ty.clone());
     }
@@ -333,6 +388,13 @@ fn run_eval(args: &EvalArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let pool = match args.env.descriptor_pool() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let mut act = MapActivation::new();
     let mut names = Vec::new();
     if let Some(path) = &args.vars_file {
@@ -350,16 +412,20 @@ fn run_eval(args: &EvalArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        match celerity::activation_from_json(&json) {
-            Ok(a) => {
-                for (name, v) in a.iter() {
-                    names.push(name.to_string());
-                    act.bind(name, v.clone());
+        let serde_json::Value::Object(members) = &json else {
+            eprintln!("error: {path}: variables must be a JSON object");
+            return ExitCode::from(2);
+        };
+        for (name, j) in members {
+            match json_variable(name, j, &decls, pool.as_ref()) {
+                Ok(v) => {
+                    names.push(name.clone());
+                    act.bind(name.as_str(), v);
                 }
-            }
-            Err(e) => {
-                eprintln!("error: {path}: {e}");
-                return ExitCode::from(2);
+                Err(e) => {
+                    eprintln!("error: {path}: '{name}': {e}");
+                    return ExitCode::from(2);
+                }
             }
         }
     }
@@ -370,7 +436,7 @@ fn run_eval(args: &EvalArgs) -> ExitCode {
         };
         let value = serde_json::from_str::<serde_json::Value>(json)
             .map_err(|e| e.to_string())
-            .and_then(|j| celerity::value_from_json(&j).map_err(|e| e.to_string()));
+            .and_then(|j| json_variable(name, &j, &decls, pool.as_ref()));
         match value {
             Ok(v) => {
                 names.push(name.to_string());
@@ -392,7 +458,13 @@ fn run_eval(args: &EvalArgs) -> ExitCode {
     if args.cost_limit.is_some() {
         profile.set_cost_limit(args.cost_limit);
     }
-    let env = build_env(&decls, names, args.env.container.as_deref(), &profile);
+    let env = build_env(
+        &decls,
+        names,
+        args.env.container.as_deref(),
+        &profile,
+        pool.as_ref(),
+    );
     let mut defaults = MapActivation::new();
     profile.bind_defaults(&env, &mut defaults);
     for (name, v) in act.iter() {
@@ -538,7 +610,20 @@ fn run_check(args: &CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let env = build_env(&decls, Vec::new(), args.env.container.as_deref(), &profile);
+    let pool = match args.env.descriptor_pool() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let env = build_env(
+        &decls,
+        Vec::new(),
+        args.env.container.as_deref(),
+        &profile,
+        pool.as_ref(),
+    );
     match env.compile(&args.expr) {
         Ok(ast) => {
             println!(
@@ -555,7 +640,13 @@ fn run_check(args: &CheckArgs) -> ExitCode {
 }
 
 /// One line of a batch file.
-fn batch_line(line: &str, base: &EnvArgs, profile: &Profile, run: &RunOptions) -> Outcome {
+fn batch_line(
+    line: &str,
+    base: &EnvArgs,
+    profile: &Profile,
+    pool: Option<&DescriptorPool>,
+    run: &RunOptions,
+) -> Outcome {
     let case: serde_json::Value = match serde_json::from_str(line) {
         Ok(c) => c,
         Err(e) => {
@@ -598,25 +689,39 @@ fn batch_line(line: &str, base: &EnvArgs, profile: &Profile, run: &RunOptions) -
             };
         }
     };
-    let user = match case.get("vars") {
-        None | Some(serde_json::Value::Null) => MapActivation::new(),
-        Some(v) => match celerity::activation_from_json(v) {
-            Ok(a) => a,
-            Err(e) => {
-                return Outcome::Err {
-                    phase: "input",
-                    error: e.to_string(),
-                    cost: None,
-                };
+    let mut user = MapActivation::new();
+    match case.get("vars") {
+        None | Some(serde_json::Value::Null) => {}
+        Some(serde_json::Value::Object(members)) => {
+            for (name, j) in members {
+                match json_variable(name, j, &decls, pool) {
+                    Ok(v) => {
+                        user.bind(name.as_str(), v);
+                    }
+                    Err(e) => {
+                        return Outcome::Err {
+                            phase: "input",
+                            error: format!("vars.{name}: {e}"),
+                            cost: None,
+                        };
+                    }
+                }
             }
-        },
-    };
+        }
+        Some(_) => {
+            return Outcome::Err {
+                phase: "input",
+                error: "variables must be a JSON object".into(),
+                cost: None,
+            };
+        }
+    }
     let names: Vec<String> = user.iter().map(|(n, _)| n.to_string()).collect();
     let container = case
         .get("container")
         .and_then(|c| c.as_str())
         .or(base.container.as_deref());
-    let env = build_env(&decls, names, container, profile);
+    let env = build_env(&decls, names, container, profile, pool);
     let mut act = MapActivation::new();
     profile.bind_defaults(&env, &mut act);
     for (name, v) in user.iter() {
@@ -637,6 +742,13 @@ fn run_batch(path: &str, args: &EvalArgs) -> ExitCode {
     if args.cost_limit.is_some() {
         profile.set_cost_limit(args.cost_limit);
     }
+    let pool = match base.descriptor_pool() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let reader: Box<dyn BufRead> = if path == "-" {
         Box::new(std::io::stdin().lock())
     } else {
@@ -666,7 +778,7 @@ fn run_batch(path: &str, args: &EvalArgs) -> ExitCode {
         if line.trim().is_empty() {
             continue;
         }
-        let outcome = batch_line(&line, base, &profile, &run);
+        let outcome = batch_line(&line, base, &profile, pool.as_ref(), &run);
         if writeln!(out, "{}", outcome.to_json(args.cost)).is_err() {
             return ExitCode::from(2);
         }
@@ -723,7 +835,20 @@ fn run_cost(args: &CostArgs) -> ExitCode {
             }
         }
     }
-    let env = build_env(&decls, Vec::new(), args.env.container.as_deref(), &profile);
+    let pool = match args.env.descriptor_pool() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let env = build_env(
+        &decls,
+        Vec::new(),
+        args.env.container.as_deref(),
+        &profile,
+        pool.as_ref(),
+    );
     match env.compile(&args.expr) {
         Ok(ast) => {
             let est = env.estimate_cost(&ast, &sizes).unwrap_or_default();

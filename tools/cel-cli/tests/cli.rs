@@ -498,3 +498,81 @@ fn dump_shows_each_stage() {
     assert!(out.contains("function ") && out.contains("block0"), "{out}");
     assert!(out.ends_with("true : bool\n"), "{out}");
 }
+
+/// A `.proto` file in a fresh directory, for `--proto`.
+fn proto_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("cel-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("shop.proto"),
+        r#"syntax = "proto3";
+package shop;
+import "google/protobuf/timestamp.proto";
+message Item {
+  string name = 1;
+  int32 count = 2;
+  google.protobuf.Timestamp created = 3;
+}
+"#,
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn proto_files_give_messages() {
+    let dir = proto_dir("messages");
+    let path = dir.to_str().unwrap();
+    // A variable of a message type takes protobuf JSON; literals build messages.
+    let o = cel(&[
+        "eval",
+        "item.count + 1 == 4 && item.created.getFullYear() == 2024 && item == Item{name: 'pen', count: 3, created: timestamp('2024-05-01T00:00:00Z')}",
+        "--proto",
+        "shop.proto",
+        "--proto-path",
+        path,
+        "--container",
+        "shop",
+        "--decl",
+        "item:shop.Item",
+        "--var",
+        r#"item={"name": "pen", "count": 3, "created": "2024-05-01T00:00:00Z"}"#,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "true : bool\n");
+    // The checker knows the fields.
+    let o = cel(&[
+        "check",
+        "shop.Item{count: 'x'}",
+        "--proto",
+        "shop.proto",
+        "--proto-path",
+        path,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("expected type of field 'count'"),
+        "{}",
+        stderr(&o)
+    );
+    // JSON that is not the message is an input error.
+    let o = cel(&[
+        "eval",
+        "item.count",
+        "--proto",
+        "shop.proto",
+        "--proto-path",
+        path,
+        "--decl",
+        "item:shop.Item",
+        "--var",
+        r#"item={"count": "many"}"#,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("'item'"), "{}", stderr(&o));
+    // A missing file is reported.
+    let o = cel(&["check", "1", "--proto", "nope.proto", "--proto-path", path]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--proto"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
