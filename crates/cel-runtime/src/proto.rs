@@ -194,15 +194,21 @@ pub fn opt_select(m: &MessageValue, name: &str) -> Result<Value> {
 pub fn has(m: &MessageValue, name: &str) -> Result<bool> {
     let Some(f) = m.descriptor.get_field_by_name(name) else {
         let ext = extension_of(&m.descriptor, name).ok_or_else(|| no_such_field(name))?;
+        if !ext.is_list() {
+            return Ok(m.message.has_extension(&ext));
+        }
         return Ok(match &*m.message.get_extension(&ext) {
             PValue::List(l) => !l.is_empty(),
-            _ => m.message.has_extension(&ext),
+            _ => false,
         });
     };
+    if !f.is_list() && !f.is_map() {
+        return Ok(m.message.has_field(&f));
+    }
     Ok(match &*m.message.get_field(&f) {
-        PValue::List(l) if f.is_list() => !l.is_empty(),
-        PValue::Map(e) if f.is_map() => !e.is_empty(),
-        _ => m.message.has_field(&f),
+        PValue::List(l) => !l.is_empty(),
+        PValue::Map(e) => !e.is_empty(),
+        _ => false,
     })
 }
 
