@@ -33,6 +33,10 @@
 //! The Kubernetes environment of each Kubernetes version (its libraries, options and costs)
 //! is [`KubernetesEnv`], in [`kubernetes`].
 //!
+//! Protobuf messages come from a descriptor pool ([`EnvBuilder::descriptor_pool`]); values
+//! are converted with [`proto::from_message`] (see [`proto`] for what reads, presence,
+//! literals and equality mean).
+//!
 //! Programs run on the interpreter or as native code compiled with Cranelift ([`Backend`]);
 //! both give the same values, errors and costs.
 //!
