@@ -140,7 +140,8 @@ impl Type {
         }
     }
 
-    /// Whether this is `dyn` or `error`, the types that agree with everything.
+    /// Whether this is `dyn`, `any` (`google.protobuf.Any`, which cel-go treats as `dyn`) or
+    /// `error`: the types that agree with everything.
     pub fn is_dyn_or_error(&self) -> bool {
         matches!(self, Type::Dyn | Type::Any | Type::Error)
     }
