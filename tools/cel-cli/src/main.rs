@@ -354,6 +354,23 @@ fn build_env(
     b.build()
 }
 
+/// The environment of `check` and `cost`: the declarations, the container, the profile and
+/// the `--proto` files.
+fn declared_env(
+    args: &EnvArgs,
+    decls: &[(String, Type)],
+    profile: &Profile,
+) -> Result<Env, String> {
+    let pool = args.descriptor_pool()?;
+    Ok(build_env(
+        decls,
+        Vec::new(),
+        args.container.as_deref(),
+        profile,
+        pool.as_ref(),
+    ))
+}
+
 fn parse_decls(decls: &[String]) -> Result<Vec<(String, Type)>, String> {
     decls
         .iter()
@@ -610,20 +627,13 @@ fn run_check(args: &CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let pool = match args.env.descriptor_pool() {
-        Ok(p) => p,
+    let env = match declared_env(&args.env, &decls, &profile) {
+        Ok(e) => e,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
-    let env = build_env(
-        &decls,
-        Vec::new(),
-        args.env.container.as_deref(),
-        &profile,
-        pool.as_ref(),
-    );
     match env.compile(&args.expr) {
         Ok(ast) => {
             println!(
@@ -835,20 +845,13 @@ fn run_cost(args: &CostArgs) -> ExitCode {
             }
         }
     }
-    let pool = match args.env.descriptor_pool() {
-        Ok(p) => p,
+    let env = match declared_env(&args.env, &decls, &profile) {
+        Ok(e) => e,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
-    let env = build_env(
-        &decls,
-        Vec::new(),
-        args.env.container.as_deref(),
-        &profile,
-        pool.as_ref(),
-    );
     match env.compile(&args.expr) {
         Ok(ast) => {
             let est = env.estimate_cost(&ast, &sizes).unwrap_or_default();
