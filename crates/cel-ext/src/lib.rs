@@ -183,40 +183,6 @@ pub fn all_libraries() -> Vec<Box<dyn Library>> {
     ]
 }
 
-/// Go's `strconv.Quote`, for error messages that quote their input as cel-go's do: escapes
-/// for `"`, `\\` and control characters, other text as is.
-pub(crate) fn go_quote(s: &str) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if c.is_control() || (c.is_whitespace() && c != ' ') => {
-                if (c as u32) < 0x10000 {
-                    let _ = write!(out, "\\u{:04x}", c as u32);
-                } else {
-                    let _ = write!(out, "\\U{:08x}", c as u32);
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// Helpers the library modules share to build their contents.
 pub(crate) mod build {
     use std::sync::Arc;
@@ -338,13 +304,5 @@ mod tests {
         assert!(keys(&Encoders::default().contents()).is_empty());
         assert!(keys(&Network.contents()).is_empty());
         assert_eq!(keys(&Strings::version(5).contents()).len(), 17);
-    }
-
-    #[test]
-    fn go_quoting() {
-        assert_eq!(
-            go_quote("a\"b\\c\n\u{1}\u{a0}é"),
-            "\"a\\\"b\\\\c\\n\\x01\\u00a0é\""
-        );
     }
 }

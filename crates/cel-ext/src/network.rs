@@ -360,11 +360,11 @@ impl fmt::Display for AddrParseError {
         write!(
             f,
             "ParseAddr({}): {}",
-            crate::go_quote(&self.input),
+            cel_runtime::format::go_quote(&self.input),
             self.msg
         )?;
         if let Some(at) = &self.at {
-            write!(f, " (at {})", crate::go_quote(at))?;
+            write!(f, " (at {})", cel_runtime::format::go_quote(at))?;
         }
         Ok(())
     }
@@ -607,7 +607,7 @@ impl fmt::Display for PrefixParseError {
         write!(
             f,
             "netip.ParsePrefix({}): {}",
-            crate::go_quote(&self.input),
+            cel_runtime::format::go_quote(&self.input),
             self.msg
         )
     }
@@ -632,7 +632,7 @@ pub fn parse_prefix(s: &str) -> std::result::Result<(ParsedAddr, u8), PrefixPars
     let bad_bits = || {
         err(format!(
             "bad bits after slash: {}",
-            crate::go_quote(bits_text)
+            cel_runtime::format::go_quote(bits_text)
         ))
     };
     let first = bits_text.as_bytes().first().copied().unwrap_or(b'0');
@@ -671,7 +671,7 @@ pub enum NetParseError {
 impl fmt::Display for NetParseError {
     /// cel-go's messages.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use crate::go_quote as q;
+        use cel_runtime::format::go_quote as q;
         match self {
             NetParseError::Ip(s, e) => write!(
                 f,

@@ -270,7 +270,7 @@ fn group_count(re: &::regex::Regex) -> usize {
 fn too_many_groups(pattern: &str) -> Error {
     Error::new(format!(
         "regular expression has more than one capturing group: {}",
-        crate::go_quote(pattern)
+        cel_runtime::format::go_quote(pattern)
     ))
 }
 

@@ -30,7 +30,6 @@
 pub mod authz;
 pub mod cost;
 pub mod format;
-mod gostr;
 pub mod jsonpatch;
 pub mod lists;
 pub mod profile;

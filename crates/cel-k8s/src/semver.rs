@@ -119,13 +119,13 @@ fn parse_uint(s: &str) -> std::result::Result<u64, String> {
     if s.is_empty() {
         return Err(format!(
             "strconv.ParseUint: parsing {}: invalid syntax",
-            crate::gostr::quote(s)
+            cel_runtime::format::go_quote(s)
         ));
     }
     s.parse::<u64>().map_err(|_| {
         format!(
             "strconv.ParseUint: parsing {}: value out of range",
-            crate::gostr::quote(s)
+            cel_runtime::format::go_quote(s)
         )
     })
 }
@@ -139,7 +139,7 @@ pub fn parse(s: &str) -> std::result::Result<Semver, String> {
     let (Some(major), Some(minor), Some(rest)) = (parts.next(), parts.next(), parts.next()) else {
         return Err("No Major.Minor.Patch elements found".into());
     };
-    let q = crate::gostr::quote;
+    let q = cel_runtime::format::go_quote;
     if !only(major, false) {
         return Err(format!(
             "Invalid character(s) found in major number {}",

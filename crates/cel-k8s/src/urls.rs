@@ -32,8 +32,8 @@ use cel_ext::{Library, LibraryContents};
 use cel_runtime::{Error, Implementation, Key, MapValue, OpaqueValue, Result, Value};
 use cel_types::{FunctionDecl, OverloadDecl, Type};
 
-use crate::gostr::quote;
 use crate::{opaque, string_arg};
+use cel_runtime::format::go_quote as quote;
 
 /// The CEL type name of URLs.
 pub const URL_TYPE: &str = "kubernetes.URL";

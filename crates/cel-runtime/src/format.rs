@@ -1,6 +1,7 @@
 //! Turning values into text: Go's `%g` for doubles (what `string(double)` returns), the
-//! `%v`-style text cel-go puts into error messages, and [`to_cel_literal`], which writes any
-//! value as CEL source that evaluates back to the same value.
+//! `%v`-style text cel-go puts into error messages, Go's `strconv.Quote` ([`go_quote`]) for the
+//! inputs those messages quote, and [`to_cel_literal`], which writes any value as CEL source
+//! that evaluates back to the same value.
 //!
 //! Timestamp and duration text lives in [`crate::time`]; this module only calls it.
 //!
@@ -65,6 +66,59 @@ fn push_fixed_form(out: &mut String, digits: &str, dp: i32) {
         out.push('.');
         out.push_str(frac);
     }
+}
+
+/// Go's `strconv.Quote`, for error messages that quote their input as cel-go's do: a
+/// double-quoted string with Go's escapes for quotes, backslashes, control characters and
+/// characters Go does not consider printable ([`go_is_print`]).
+pub fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if !go_is_print(c) => {
+                if (c as u32) < 0x10000 {
+                    let _ = write!(out, "\\u{:04x}", c as u32);
+                } else {
+                    let _ = write!(out, "\\U{:08x}", c as u32);
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// An approximation of Go's `strconv.IsPrint` good for the characters that occur in
+/// practice: control characters, spaces other than the ASCII space, the C1 range,
+/// line/paragraph separators, format characters, private use and non-characters are not
+/// printable.
+pub fn go_is_print(c: char) -> bool {
+    let u = c as u32;
+    !(c.is_control()
+        || (c.is_whitespace() && c != ' ')
+        || (0x200b..=0x200f).contains(&u)
+        || (0x202a..=0x202e).contains(&u)
+        || (0x2060..=0x206f).contains(&u)
+        || u == 0xfeff
+        || u == 0xad
+        || (0xfff9..=0xfffb).contains(&u)
+        || (u & 0xfffe) == 0xfffe
+        || (0xe000..=0xf8ff).contains(&u)
+        || u >= 0xf0000)
 }
 
 /// Formats a double as Go's `fmt.Sprintf("%g", x)`: the shortest digits that round-trip,
@@ -356,6 +410,17 @@ pub fn error_text(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quotes_like_go() {
+        assert_eq!(go_quote("a\"b\\c"), r#""a\"b\\c""#);
+        assert_eq!(go_quote("\n\u{1}\u{7f}"), r#""\n\x01\x7f""#);
+        assert_eq!(go_quote("日本é"), "\"日本é\"");
+        // Spaces other than ' ', separators and format characters are escaped.
+        assert_eq!(go_quote("a b\u{a0}"), r#""a b\u00a0""#);
+        assert_eq!(go_quote("\u{2028}\u{200b}"), r#""\u2028\u200b""#);
+        assert_eq!(go_quote("\u{f0000}"), r#""\U000f0000""#);
+    }
 
     #[test]
     fn go_percent_g() {

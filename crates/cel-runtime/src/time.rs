@@ -511,32 +511,6 @@ impl Zone {
     }
 }
 
-/// Go's `strconv.Quote`, for the text of `strconv` errors.
-fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// Go's `strconv.Atoi`, with its error text.
 fn go_atoi(s: &str) -> Result<i64> {
     use std::num::IntErrorKind;
@@ -545,7 +519,10 @@ fn go_atoi(s: &str) -> Result<i64> {
             IntErrorKind::PosOverflow | IntErrorKind::NegOverflow => "value out of range",
             _ => "invalid syntax",
         };
-        Error::new(format!("strconv.Atoi: parsing {}: {why}", go_quote(s)))
+        Error::new(format!(
+            "strconv.Atoi: parsing {}: {why}",
+            crate::format::go_quote(s)
+        ))
     })
 }
 
