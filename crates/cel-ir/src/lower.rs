@@ -1016,77 +1016,20 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn lower_list(&mut self, e: &'a Expr, list: &'a cel_syntax::ListExpr) -> Lv {
-        let id = e.id;
+    /// An aggregate literal (list, map, message): `build` lowers its parts, branching to the
+    /// exit block it is given on the first error, and returns the (value, error) pair that
+    /// ends it well. The literal is charged at the exit, after its parts, even when one
+    /// failed.
+    fn lower_aggregate(
+        &mut self,
+        id: ExprId,
+        build: impl FnOnce(&mut Self, crate::ir::Block) -> (Value, Value),
+    ) -> Lv {
         let cost = self.literal_cost(id);
         let exit = self.b.create_block();
         let xv = self.b.add_param(exit, Ty::Val);
         let xe = self.b.add_param(exit, Ty::Err);
-        if list.optional_indices.is_empty() {
-            // Elements in order, stopping at the first error; then one list.
-            let mut vals = Vec::with_capacity(list.elements.len());
-            for el in &list.elements {
-                let lv = self.lower(el);
-                let lv = self.as_val(lv, id);
-                self.exit_on_err(lv.err, lv.v, exit, id);
-                vals.push(lv.v);
-            }
-            let v = self.b.inst1(Op::MakeList, vals, Ty::Val, id);
-            let none = self.no_err(id);
-            self.b.jump(exit, vec![v, none]);
-        } else {
-            // Built element by element: an optional element is checked as soon as it is
-            // evaluated, as the interpreter does.
-            let mut l = self.b.inst1(Op::MakeList, vec![], Ty::Val, id);
-            for (i, el) in list.elements.iter().enumerate() {
-                let lv = self.lower(el);
-                let lv = self.as_val(lv, id);
-                self.exit_on_err(lv.err, lv.v, exit, id);
-                if list.optional_indices.contains(&i) {
-                    let (v, err) = self.b.inst2(Op::ListPushOpt, vec![l, lv.v], Ty::Val, id);
-                    self.exit_on_err(Some(err), v, exit, id);
-                    l = v;
-                } else {
-                    l = self.b.inst1(Op::ListAppend, vec![l, lv.v], Ty::Val, id);
-                }
-            }
-            let none = self.no_err(id);
-            self.b.jump(exit, vec![l, none]);
-        }
-        self.b.switch_to(exit);
-        // The literal is charged after its elements, even when one failed.
-        self.charge(cost, id);
-        Lv {
-            v: xv,
-            err: Some(xe),
-        }
-    }
-
-    /// A message literal: field values in order, stopping at the first error; then one
-    /// message (which also unwraps `?f` initialisers). Charged after its fields, even when
-    /// one failed, as list literals are.
-    fn lower_struct(&mut self, e: &'a Expr, s: &'a cel_syntax::StructExpr) -> Lv {
-        let id = e.id;
-        let cost = self.literal_cost(id);
-        let exit = self.b.create_block();
-        let xv = self.b.add_param(exit, Ty::Val);
-        let xe = self.b.add_param(exit, Ty::Err);
-        let mut vals = Vec::with_capacity(s.fields.len());
-        for f in &s.fields {
-            let lv = self.lower(&f.value);
-            let lv = self.as_val(lv, id);
-            self.exit_on_err(lv.err, lv.v, exit, id);
-            vals.push(lv.v);
-        }
-        let op = Op::MakeStruct {
-            type_name: s.type_name.strip_prefix('.').unwrap_or(&s.type_name).into(),
-            fields: s
-                .fields
-                .iter()
-                .map(|f| (Arc::from(f.name.as_str()), f.optional))
-                .collect(),
-        };
-        let (v, err) = self.b.inst2(op, vals, Ty::Val, id);
+        let (v, err) = build(self, exit);
         self.b.jump(exit, vec![v, err]);
         self.b.switch_to(exit);
         self.charge(cost, id);
@@ -1096,39 +1039,82 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Lowers a part of an aggregate literal as a value, leaving for `exit` if it failed.
+    fn lower_part(&mut self, e: &'a Expr, exit: crate::ir::Block, id: ExprId) -> Value {
+        let lv = self.lower(e);
+        let lv = self.as_val(lv, id);
+        self.exit_on_err(lv.err, lv.v, exit, id);
+        lv.v
+    }
+
+    fn lower_list(&mut self, e: &'a Expr, list: &'a cel_syntax::ListExpr) -> Lv {
+        let id = e.id;
+        self.lower_aggregate(id, |this, exit| {
+            if list.optional_indices.is_empty() {
+                // Elements in order, stopping at the first error; then one list.
+                let vals = list
+                    .elements
+                    .iter()
+                    .map(|el| this.lower_part(el, exit, id))
+                    .collect();
+                let v = this.b.inst1(Op::MakeList, vals, Ty::Val, id);
+                return (v, this.no_err(id));
+            }
+            // Built element by element: an optional element is checked as soon as it is
+            // evaluated, as the interpreter does.
+            let mut l = this.b.inst1(Op::MakeList, vec![], Ty::Val, id);
+            for (i, el) in list.elements.iter().enumerate() {
+                let v = this.lower_part(el, exit, id);
+                if list.optional_indices.contains(&i) {
+                    let (nl, err) = this.b.inst2(Op::ListPushOpt, vec![l, v], Ty::Val, id);
+                    this.exit_on_err(Some(err), nl, exit, id);
+                    l = nl;
+                } else {
+                    l = this.b.inst1(Op::ListAppend, vec![l, v], Ty::Val, id);
+                }
+            }
+            (l, this.no_err(id))
+        })
+    }
+
+    /// A message literal: field values in order, stopping at the first error; then one
+    /// message (which also unwraps `?f` initialisers).
+    fn lower_struct(&mut self, e: &'a Expr, s: &'a cel_syntax::StructExpr) -> Lv {
+        let id = e.id;
+        self.lower_aggregate(id, |this, exit| {
+            let vals = s
+                .fields
+                .iter()
+                .map(|f| this.lower_part(&f.value, exit, id))
+                .collect();
+            let op = Op::MakeStruct {
+                type_name: s.type_name.strip_prefix('.').unwrap_or(&s.type_name).into(),
+                fields: s
+                    .fields
+                    .iter()
+                    .map(|f| (Arc::from(f.name.as_str()), f.optional))
+                    .collect(),
+            };
+            this.b.inst2(op, vals, Ty::Val, id)
+        })
+    }
+
     fn lower_map(&mut self, e: &'a Expr, map: &'a cel_syntax::MapExpr) -> Lv {
         let id = e.id;
-        let cost = self.literal_cost(id);
-        let exit = self.b.create_block();
-        let xv = self.b.add_param(exit, Ty::Val);
-        let xe = self.b.add_param(exit, Ty::Err);
-        let mut m = self.b.inst1(Op::MapNew, vec![], Ty::Val, id);
-        for entry in &map.entries {
-            let k = self.lower(&entry.key);
-            let k = self.as_val(k, id);
-            self.exit_on_err(k.err, k.v, exit, id);
-            let v = self.lower(&entry.value);
-            let v = self.as_val(v, id);
-            self.exit_on_err(v.err, v.v, exit, id);
-            let (nm, err) = self.b.inst2(
-                Op::MapEntry {
+        self.lower_aggregate(id, |this, exit| {
+            let mut m = this.b.inst1(Op::MapNew, vec![], Ty::Val, id);
+            for entry in &map.entries {
+                let k = this.lower_part(&entry.key, exit, id);
+                let v = this.lower_part(&entry.value, exit, id);
+                let op = Op::MapEntry {
                     optional: entry.optional,
-                },
-                vec![m, k.v, v.v],
-                Ty::Val,
-                id,
-            );
-            self.exit_on_err(Some(err), nm, exit, id);
-            m = nm;
-        }
-        let none = self.no_err(id);
-        self.b.jump(exit, vec![m, none]);
-        self.b.switch_to(exit);
-        self.charge(cost, id);
-        Lv {
-            v: xv,
-            err: Some(xe),
-        }
+                };
+                let (nm, err) = this.b.inst2(op, vec![m, k, v], Ty::Val, id);
+                this.exit_on_err(Some(err), nm, exit, id);
+                m = nm;
+            }
+            (m, this.no_err(id))
+        })
     }
 
     fn lower_fold(&mut self, e: &'a Expr, c: &'a Comprehension) -> Lv {
