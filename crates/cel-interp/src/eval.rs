@@ -294,46 +294,8 @@ pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> 
             index,
             cost,
         } => index_step(st, *id, operand, index, *cost, opt_index),
-        Node::And { id, lhs, rhs } => {
-            let l = eval(lhs, st);
-            if fatal(&l) {
-                return l;
-            }
-            if let Ok(Value::Bool(false)) = l {
-                return l;
-            }
-            let r = eval(rhs, st);
-            if fatal(&r) {
-                return r;
-            }
-            match (l, r) {
-                (_, Ok(Value::Bool(false))) => Ok(Value::Bool(false)),
-                (Ok(Value::Bool(true)), Ok(Value::Bool(true))) => Ok(Value::Bool(true)),
-                (Err(e), _) => Err(e),
-                (Ok(Value::Bool(true)), Err(e)) => Err(e),
-                _ => Err(no_such_overload(*id)),
-            }
-        }
-        Node::Or { id, lhs, rhs } => {
-            let l = eval(lhs, st);
-            if fatal(&l) {
-                return l;
-            }
-            if let Ok(Value::Bool(true)) = l {
-                return l;
-            }
-            let r = eval(rhs, st);
-            if fatal(&r) {
-                return r;
-            }
-            match (l, r) {
-                (_, Ok(Value::Bool(true))) => Ok(Value::Bool(true)),
-                (Ok(Value::Bool(false)), Ok(Value::Bool(false))) => Ok(Value::Bool(false)),
-                (Err(e), _) => Err(e),
-                (Ok(Value::Bool(false)), Err(e)) => Err(e),
-                _ => Err(no_such_overload(*id)),
-            }
-        }
+        Node::And { id, lhs, rhs } => eval_logical(*id, lhs, rhs, false, st),
+        Node::Or { id, lhs, rhs } => eval_logical(*id, lhs, rhs, true, st),
         Node::Conditional {
             id,
             cond,
@@ -448,13 +410,7 @@ pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> 
             list_cost,
             add_cost,
         } => {
-            let acc = read_slot(*slot, st);
-            if fatal(&acc) {
-                return acc;
-            }
-            st.charge(*accu_cost)?;
-            // Take the accumulator out so that its list is uniquely owned and can grow in place.
-            st.slots[*slot] = Slot::Empty;
+            let acc = take_accumulator(*slot, *accu_cost, st)?;
             let e = eval(elem, st);
             if fatal(&e) {
                 return e;
@@ -487,13 +443,7 @@ pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> 
             value,
             cost,
         } => {
-            let acc = read_slot(*slot, st);
-            if fatal(&acc) {
-                return acc;
-            }
-            st.charge(*accu_cost)?;
-            // Taken out so that the map is uniquely owned and grows in place.
-            st.slots[*slot] = Slot::Empty;
+            let acc = take_accumulator(*slot, *accu_cost, st)?;
             let (k, v) = match key {
                 // `cel.@mapInsert(acc, k, v)` takes three arguments: it stops at the first
                 // failed one, and is then not charged.
@@ -553,6 +503,33 @@ fn eval_map<'p>(
     Ok(Value::Map(Arc::new(m)))
 }
 
+/// `lhs && rhs` (`decisive` false) or `lhs || rhs` (`decisive` true), with CEL's
+/// commutative error absorption: the decisive value wins over an error on either side; an
+/// error wins over the other value; anything but a bool is "no such overload".
+fn eval_logical<'p>(
+    id: i64,
+    lhs: &'p Node,
+    rhs: &'p Node,
+    decisive: bool,
+    st: &mut State<'p, '_>,
+) -> Result<Value> {
+    let l = eval(lhs, st);
+    if fatal(&l) || matches!(l, Ok(Value::Bool(b)) if b == decisive) {
+        return l;
+    }
+    let r = eval(rhs, st);
+    if fatal(&r) {
+        return r;
+    }
+    match (l, r) {
+        (_, Ok(Value::Bool(b))) if b == decisive => Ok(Value::Bool(decisive)),
+        (Ok(Value::Bool(_)), Ok(Value::Bool(_))) => Ok(Value::Bool(!decisive)),
+        (Err(e), _) => Err(e),
+        (Ok(Value::Bool(_)), Err(e)) => Err(e),
+        _ => Err(no_such_overload(id)),
+    }
+}
+
 fn eval_struct<'p>(
     id: i64,
     type_name: &str,
@@ -567,6 +544,19 @@ fn eval_struct<'p>(
         crate::ops::struct_field(&mut values, name, *optional, v).map_err(|e| e.at(id))?;
     }
     crate::ops::make_struct(type_name, message, values).map_err(|e| e.at(id))
+}
+
+/// Reads an accumulator for an in-place update (`acc + [e]`, `cel.@mapInsert`): charged as a
+/// read, then taken out of its slot so that its list or map is uniquely owned and grows in
+/// place. The outer error stops the evaluation (a fatal error, the cost limit).
+fn take_accumulator(slot: usize, cost: u64, st: &mut State<'_, '_>) -> Result<Result<Value>> {
+    let acc = read_slot(slot, st);
+    if fatal(&acc) {
+        return acc.map(Ok);
+    }
+    st.charge(cost)?;
+    st.slots[slot] = Slot::Empty;
+    Ok(acc)
 }
 
 fn read_slot<'p>(slot: usize, st: &mut State<'p, '_>) -> Result<Value> {

@@ -561,14 +561,6 @@ impl Plan {
     /// plan, so the subtree is charged exactly as in a full evaluation. The subtree must not
     /// read comprehension variables bound outside it.
     pub fn checked_subtree(checked: &CheckedAst, env: &PlanEnv, id: ExprId) -> Result<Plan, Error> {
-        let provider = env.provider.clone();
-        let is_type_name = move |n: &str| type_value_in(&*provider, n).is_some();
-        let costs = CostPlan::analyze(
-            &checked.ast.expr,
-            Some(checked),
-            env.cost_options,
-            &is_type_name,
-        );
         let mut target: Option<&Expr> = None;
         checked.ast.expr.walk(&mut |e| {
             if e.id == id {
@@ -578,24 +570,7 @@ impl Plan {
         let Some(e) = target else {
             return Err(Error::internal(format!("no expression #{id}")));
         };
-        let mut p = Planner {
-            env,
-            checked: Some(checked),
-            costs,
-            scopes: Vec::new(),
-            index_slots: Vec::new(),
-            next_slot: 0,
-            max_slots: 0,
-            fold_error: None,
-        };
-        let root = p.plan(e);
-        if let Some(err) = p.fold_error {
-            return Err(err);
-        }
-        Ok(Plan {
-            root,
-            slots: p.max_slots,
-        })
+        Planner::plan_with(e, Some(checked), cost_plan(checked, env), env)
     }
 
     /// Plans an expression that was not type-checked: names are resolved in the container at
@@ -652,21 +627,28 @@ pub fn type_value_in(provider: &dyn TypeProvider, name: &str) -> Option<Value> {
 /// The cost plan of a checked expression under an environment: the charges the planner
 /// gives its nodes, for a backend that must charge exactly as the interpreter does.
 pub fn cost_plan(checked: &CheckedAst, env: &PlanEnv) -> CostPlan {
+    analyze_costs(&checked.ast.expr, Some(checked), env)
+}
+
+/// The cost plan of an expression, checked or not.
+fn analyze_costs(expr: &Expr, checked: Option<&CheckedAst>, env: &PlanEnv) -> CostPlan {
     let provider = env.provider.clone();
     let is_type_name = move |n: &str| type_value_in(&*provider, n).is_some();
-    CostPlan::analyze(
-        &checked.ast.expr,
-        Some(checked),
-        env.cost_options,
-        &is_type_name,
-    )
+    CostPlan::analyze(expr, checked, env.cost_options, &is_type_name)
 }
 
 impl<'a> Planner<'a> {
     fn run(expr: &Expr, checked: Option<&'a CheckedAst>, env: &'a PlanEnv) -> Result<Plan, Error> {
-        let provider = env.provider.clone();
-        let is_type_name = move |n: &str| type_value_in(&*provider, n).is_some();
-        let costs = CostPlan::analyze(expr, checked, env.cost_options, &is_type_name);
+        Planner::plan_with(expr, checked, analyze_costs(expr, checked, env), env)
+    }
+
+    /// Plans `expr` (the whole expression, or a subtree of it) with the costs of `costs`.
+    fn plan_with(
+        expr: &Expr,
+        checked: Option<&'a CheckedAst>,
+        costs: CostPlan,
+        env: &'a PlanEnv,
+    ) -> Result<Plan, Error> {
         let mut p = Planner {
             env,
             checked,
