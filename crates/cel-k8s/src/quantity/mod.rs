@@ -486,83 +486,59 @@ fn scan(s: &str) -> std::result::Result<Scanned<'_>, &'static str> {
             _ => {}
         }
     }
+    let digit = |c: u8| c.is_ascii_digit();
     // Leading zeros.
-    loop {
-        if pos >= end {
-            out.num = "0";
-            out.value = "0";
-            return Ok(out);
-        }
-        if b[pos] == b'0' {
-            pos += 1;
-        } else {
-            break;
-        }
+    pos = run_end(b, pos, |c| c == b'0');
+    if pos >= end {
+        out.num = "0";
+        out.value = "0";
+        return Ok(out);
     }
     // Numerator.
-    let mut i = pos;
-    loop {
-        if i >= end {
-            out.num = &s[pos..end];
-            out.value = s;
-            return Ok(out);
-        }
-        if !b[i].is_ascii_digit() {
-            out.num = &s[pos..i];
-            pos = i;
-            break;
-        }
-        i += 1;
+    let i = run_end(b, pos, digit);
+    out.num = &s[pos..i];
+    if i >= end {
+        out.value = s;
+        return Ok(out);
     }
+    pos = i;
     if out.num.is_empty() {
         out.num = "0";
     }
     // Denominator.
-    if pos < end && b[pos] == b'.' {
+    if b[pos] == b'.' {
         pos += 1;
-        let mut i = pos;
-        loop {
-            if i >= end {
-                out.denom = &s[pos..end];
-                out.value = s;
-                return Ok(out);
-            }
-            if !b[i].is_ascii_digit() {
-                out.denom = &s[pos..i];
-                pos = i;
-                break;
-            }
-            i += 1;
+        let i = run_end(b, pos, digit);
+        out.denom = &s[pos..i];
+        if i >= end {
+            out.value = s;
+            return Ok(out);
         }
+        pos = i;
     }
     out.value = &s[..pos];
+    // Suffix: letters, then an optional sign and digits (for exponents).
     let suffix_start = pos;
-    let mut i = pos;
-    loop {
-        if i >= end {
-            out.suffix = &s[suffix_start..end];
-            return Ok(out);
+    pos = run_end(b, pos, |c| b"eEinumkKMGTP".contains(&c));
+    if pos < end {
+        if matches!(b[pos], b'-' | b'+') {
+            pos += 1;
         }
-        if !b"eEinumkKMGTP".contains(&b[i]) {
-            pos = i;
-            break;
-        }
-        i += 1;
-    }
-    if pos < end && matches!(b[pos], b'-' | b'+') {
-        pos += 1;
-    }
-    let mut i = pos;
-    loop {
-        if i >= end {
-            out.suffix = &s[suffix_start..end];
-            return Ok(out);
-        }
-        if !b[i].is_ascii_digit() {
+        if run_end(b, pos, digit) < end {
             return Err(ERR_FORMAT);
         }
-        i += 1;
     }
+    out.suffix = &s[suffix_start..end];
+    Ok(out)
+}
+
+/// Where the run of bytes from `from` that satisfy `class` ends (`b.len()` if it reaches the
+/// end).
+fn run_end(b: &[u8], from: usize, class: impl Fn(u8) -> bool) -> usize {
+    b[from..]
+        .iter()
+        .position(|&c| !class(c))
+        .map_or(b.len(), |n| from + n)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
