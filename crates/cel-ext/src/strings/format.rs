@@ -208,15 +208,10 @@ fn apply(clause: Clause, arg: &Value, out: &mut String) -> std::result::Result<(
                 out.push(if *b { '1' } else { '0' });
                 Ok(())
             }
-            Value::Int(i) => {
-                if *i < 0 {
-                    out.push('-');
-                }
-                let _ = write!(out, "{:b}", i.unsigned_abs());
-                Ok(())
-            }
-            Value::Uint(u) => {
-                let _ = write!(out, "{u:b}");
+            Value::Int(_) | Value::Uint(_) => {
+                push_integer(out, arg, |out, u| {
+                    let _ = write!(out, "{u:b}");
+                });
                 Ok(())
             }
             _ => Err(type_error(
@@ -225,15 +220,8 @@ fn apply(clause: Clause, arg: &Value, out: &mut String) -> std::result::Result<(
             )),
         },
         Clause::Hex { upper } => match arg {
-            Value::Int(i) => {
-                if *i < 0 {
-                    out.push('-');
-                }
-                push_hex_u64(out, i.unsigned_abs(), upper);
-                Ok(())
-            }
-            Value::Uint(u) => {
-                push_hex_u64(out, *u, upper);
+            Value::Int(_) | Value::Uint(_) => {
+                push_integer(out, arg, |out, u| push_hex_u64(out, u, upper));
                 Ok(())
             }
             Value::String(s) => {
@@ -250,15 +238,10 @@ fn apply(clause: Clause, arg: &Value, out: &mut String) -> std::result::Result<(
             )),
         },
         Clause::Octal => match arg {
-            Value::Int(i) => {
-                if *i < 0 {
-                    out.push('-');
-                }
-                let _ = write!(out, "{:o}", i.unsigned_abs());
-                Ok(())
-            }
-            Value::Uint(u) => {
-                let _ = write!(out, "{u:o}");
+            Value::Int(_) | Value::Uint(_) => {
+                push_integer(out, arg, |out, u| {
+                    let _ = write!(out, "{u:o}");
+                });
                 Ok(())
             }
             _ => Err(type_error(
@@ -266,6 +249,21 @@ fn apply(clause: Clause, arg: &Value, out: &mut String) -> std::result::Result<(
                 arg,
             )),
         },
+    }
+}
+
+/// Writes an `int` or `uint` in some base: a `-` for a negative int, then `digits` of the
+/// magnitude. Writes nothing for any other value.
+fn push_integer(out: &mut String, arg: &Value, digits: impl Fn(&mut String, u64)) {
+    match arg {
+        Value::Int(i) => {
+            if *i < 0 {
+                out.push('-');
+            }
+            digits(out, i.unsigned_abs());
+        }
+        Value::Uint(u) => digits(out, *u),
+        _ => {}
     }
 }
 
