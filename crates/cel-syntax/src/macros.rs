@@ -50,11 +50,25 @@ pub enum MacroArity {
 /// Every node the expansion creates must come from the factory (or [`ExprFactory::copy`]), so
 /// that ids stay unique and positions are known. Arguments may be used at most once each; use
 /// [`ExprFactory::copy`] to use one twice.
-pub type MacroExpander = Arc<
-    dyn Fn(&mut ExprFactory<'_>, Option<Expr>, Vec<Expr>) -> Result<Option<Expr>, MacroError>
+pub type MacroExpander = Arc<dyn Expand>;
+
+/// The function a [`MacroExpander`] holds (see there); every closure with its signature is
+/// one, so macro constructors take `impl Expand`.
+pub trait Expand:
+    Fn(&mut ExprFactory<'_>, Option<Expr>, Vec<Expr>) -> Result<Option<Expr>, MacroError>
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<F> Expand for F where
+    F: Fn(&mut ExprFactory<'_>, Option<Expr>, Vec<Expr>) -> Result<Option<Expr>, MacroError>
         + Send
-        + Sync,
->;
+        + Sync
+        + 'static
+{
+}
 
 /// A macro definition.
 #[derive(Clone)]
@@ -74,14 +88,7 @@ impl Macro {
         name: impl Into<String>,
         style: MacroStyle,
         arity: MacroArity,
-        expander: impl Fn(
-            &mut ExprFactory<'_>,
-            Option<Expr>,
-            Vec<Expr>,
-        ) -> Result<Option<Expr>, MacroError>
-        + Send
-        + Sync
-        + 'static,
+        expander: impl Expand,
     ) -> Macro {
         Macro {
             name: name.into(),
@@ -93,35 +100,13 @@ impl Macro {
 
     /// A global macro `name(a1, ..., an)` with exactly `args` arguments. The expander's target
     /// is always `None`.
-    pub fn global(
-        name: impl Into<String>,
-        args: usize,
-        expander: impl Fn(
-            &mut ExprFactory<'_>,
-            Option<Expr>,
-            Vec<Expr>,
-        ) -> Result<Option<Expr>, MacroError>
-        + Send
-        + Sync
-        + 'static,
-    ) -> Macro {
+    pub fn global(name: impl Into<String>, args: usize, expander: impl Expand) -> Macro {
         Macro::new(name, MacroStyle::Global, MacroArity::Exact(args), expander)
     }
 
     /// A receiver macro `target.name(a1, ..., an)` with exactly `args` arguments. The
     /// expander's target is always `Some`.
-    pub fn receiver(
-        name: impl Into<String>,
-        args: usize,
-        expander: impl Fn(
-            &mut ExprFactory<'_>,
-            Option<Expr>,
-            Vec<Expr>,
-        ) -> Result<Option<Expr>, MacroError>
-        + Send
-        + Sync
-        + 'static,
-    ) -> Macro {
+    pub fn receiver(name: impl Into<String>, args: usize, expander: impl Expand) -> Macro {
         Macro::new(
             name,
             MacroStyle::Receiver,
@@ -131,32 +116,12 @@ impl Macro {
     }
 
     /// A global macro taking any number of arguments.
-    pub fn global_vararg(
-        name: impl Into<String>,
-        expander: impl Fn(
-            &mut ExprFactory<'_>,
-            Option<Expr>,
-            Vec<Expr>,
-        ) -> Result<Option<Expr>, MacroError>
-        + Send
-        + Sync
-        + 'static,
-    ) -> Macro {
+    pub fn global_vararg(name: impl Into<String>, expander: impl Expand) -> Macro {
         Macro::new(name, MacroStyle::Global, MacroArity::VarArg, expander)
     }
 
     /// A receiver macro taking any number of arguments.
-    pub fn receiver_vararg(
-        name: impl Into<String>,
-        expander: impl Fn(
-            &mut ExprFactory<'_>,
-            Option<Expr>,
-            Vec<Expr>,
-        ) -> Result<Option<Expr>, MacroError>
-        + Send
-        + Sync
-        + 'static,
-    ) -> Macro {
+    pub fn receiver_vararg(name: impl Into<String>, expander: impl Expand) -> Macro {
         Macro::new(name, MacroStyle::Receiver, MacroArity::VarArg, expander)
     }
 
