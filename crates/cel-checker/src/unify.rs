@@ -203,17 +203,12 @@ fn simple_assignable(to: &Type, from: &Type) -> bool {
     }
 }
 
+/// The primitive of a primitive type or of a wrapper.
 fn prim_of(t: &Type) -> Option<Primitive> {
-    Some(match t {
-        Type::Bool => Primitive::Bool,
-        Type::Int => Primitive::Int,
-        Type::Uint => Primitive::Uint,
-        Type::Double => Primitive::Double,
-        Type::String => Primitive::String,
-        Type::Bytes => Primitive::Bytes,
-        Type::Wrapper(p) => *p,
-        _ => return None,
-    })
+    match t {
+        Type::Wrapper(p) => Some(*p),
+        other => Primitive::of(other),
+    }
 }
 
 /// The less specific of two agreeing types (cel-go's `mostGeneral`).

@@ -603,17 +603,9 @@ impl<'a> Coster<'a> {
                     result_size: Some(size),
                 });
             }
-            "less_string"
-            | "greater_string"
-            | "less_equals_string"
-            | "greater_equals_string"
-            | "less_bytes"
-            | "greater_bytes"
-            | "less_equals_bytes"
-            | "greater_equals_bytes"
-            | "equals"
-            | "not_equals"
-                if args.len() == 2 =>
+            // The comparisons the run-time formula charges by the smaller operand.
+            _ if args.len() == 2
+                && crate::CostFormula::of(overload) == crate::CostFormula::TraversalMin =>
             {
                 let (l, r) = (self.size(&args[0]), self.size(&args[1]));
                 let smallest_max = l.max.min(r.max);

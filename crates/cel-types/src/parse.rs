@@ -115,15 +115,8 @@ impl TypeParser<'_> {
             }
             "wrapper" => {
                 arity(1)?;
-                let p = match params.remove(0) {
-                    Type::Bool => Primitive::Bool,
-                    Type::Int => Primitive::Int,
-                    Type::Uint => Primitive::Uint,
-                    Type::Double => Primitive::Double,
-                    Type::String => Primitive::String,
-                    Type::Bytes => Primitive::Bytes,
-                    other => return Err(format!("'{other}' cannot be wrapped")),
-                };
+                let t = params.remove(0);
+                let p = Primitive::of(&t).ok_or_else(|| format!("'{t}' cannot be wrapped"))?;
                 Ok(Type::Wrapper(p))
             }
             other => {

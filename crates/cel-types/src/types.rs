@@ -21,6 +21,19 @@ pub enum Primitive {
 }
 
 impl Primitive {
+    /// The primitive a type is (`int` is [`Primitive::Int`]); `None` for other types.
+    pub fn of(t: &Type) -> Option<Primitive> {
+        Some(match t {
+            Type::Bool => Primitive::Bool,
+            Type::Int => Primitive::Int,
+            Type::Uint => Primitive::Uint,
+            Type::Double => Primitive::Double,
+            Type::String => Primitive::String,
+            Type::Bytes => Primitive::Bytes,
+            _ => return None,
+        })
+    }
+
     /// The unwrapped type.
     pub fn as_type(self) -> Type {
         match self {
