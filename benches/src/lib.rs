@@ -120,3 +120,12 @@ pub fn program_with(env: &Env, case: &BenchCase, options: ProgramOptions) -> Pro
 pub fn expected(case: &BenchCase) -> Value {
     celerity::value_from_json(&case.expected).expect("expected values convert")
 }
+
+/// A YAML document as JSON (for the example CRD).
+///
+/// # Panics
+///
+/// If the text is not one YAML document (the benchmarks' own inputs).
+pub fn yaml_to_json(text: &str) -> serde_json::Value {
+    serde_saphyr::from_str(text).expect("valid YAML")
+}

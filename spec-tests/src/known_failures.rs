@@ -72,7 +72,10 @@ impl Entry {
 /// Kubernetes cases (`kubernetes/lists/name`) up to its second (`kubernetes/lists`).
 pub fn file_of(id: &str) -> &str {
     let first = id.split_once('/').map_or(id.len(), |(f, _)| f.len());
-    if &id[..first] == crate::kubernetes::ID_PREFIX && first < id.len() {
+    let prefix = &id[..first];
+    if (prefix == crate::kubernetes::ID_PREFIX || prefix == crate::crd::ID_PREFIX)
+        && first < id.len()
+    {
         let rest = &id[first + 1..];
         let second = rest.find('/').map_or(rest.len(), |i| i);
         return &id[..first + 1 + second];

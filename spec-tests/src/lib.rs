@@ -17,6 +17,7 @@
 
 pub mod convert;
 pub mod corpus;
+pub mod crd;
 pub mod generate;
 pub mod known_failures;
 pub mod kubernetes;

@@ -23,9 +23,9 @@ use std::process::ExitCode;
 
 use spec_tests::corpus::{self, Corpus, LoadError};
 use spec_tests::known_failures::{self, KnownFailures};
-use spec_tests::kubernetes;
 use spec_tests::report;
 use spec_tests::runner::{self, BACKENDS, Status};
+use spec_tests::{crd, kubernetes};
 
 const USAGE: &str = "\
 usage: spec-tests [--backend NAME] [--file NAME]... [--summary PATH]
@@ -135,10 +135,17 @@ fn run(args: &Args, out: &mut String) -> ExitCode {
 
     // `--file k8s:NAME` selects Kubernetes corpus files; other names cel-spec's files. With
     // no `--file`, both corpora run in full; otherwise only what was named.
-    let (k8s_files, spec_files): (Vec<String>, Vec<String>) = args
+    let (crd_files, other_files): (Vec<String>, Vec<String>) = args
         .files
         .iter()
         .cloned()
+        .partition(|f| f.starts_with(crd::TABLE_PREFIX));
+    let crd_files: Vec<String> = crd_files
+        .iter()
+        .map(|f| f[crd::TABLE_PREFIX.len()..].to_string())
+        .collect();
+    let (k8s_files, spec_files): (Vec<String>, Vec<String>) = other_files
+        .into_iter()
         .partition(|f| f.starts_with(kubernetes::TABLE_PREFIX));
     let k8s_files: Vec<String> = k8s_files
         .iter()
@@ -146,6 +153,7 @@ fn run(args: &Args, out: &mut String) -> ExitCode {
         .collect();
     let run_spec = args.files.is_empty() || !spec_files.is_empty();
     let run_k8s = args.files.is_empty() || !k8s_files.is_empty();
+    let run_crd = args.files.is_empty() || !crd_files.is_empty();
 
     let dir = corpus::spec_dir();
     let mut corpus = Corpus {
@@ -166,7 +174,7 @@ fn run(args: &Args, out: &mut String) -> ExitCode {
                     eprintln!("spec-tests: CI=true, so missing conformance data is an error");
                     return ExitCode::from(1);
                 }
-                if !run_k8s {
+                if !run_k8s && !run_crd {
                     return ExitCode::SUCCESS;
                 }
                 let _ = writeln!(out, "running the Kubernetes corpus only\n");
@@ -188,6 +196,18 @@ fn run(args: &Args, out: &mut String) -> ExitCode {
         }
     } else {
         kubernetes::Corpus::default()
+    };
+
+    let crd_cases = if run_crd {
+        match crd::load(&crd::cases_dir(), &crd_files) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("spec-tests: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        Vec::new()
     };
 
     let known = match KnownFailures::read(&args.known_failures) {
@@ -213,6 +233,13 @@ fn run(args: &Args, out: &mut String) -> ExitCode {
 
     let results = runner::run_corpus(&stages, &corpus);
     let k8s_results = kubernetes::run_corpus(&k8s_corpus);
+    // The CRD corpus runs on the backend asked for (native code for `jit`).
+    let crd_backend = if args.backend == "interpreter" {
+        celerity::Backend::Interpreter
+    } else {
+        celerity::Backend::Jit
+    };
+    let crd_results = crd::run_corpus(&crd_cases, crd_backend);
 
     let stage_names: Vec<&str> = stages.iter().map(|s| s.name()).collect();
     let _ = writeln!(
@@ -240,8 +267,17 @@ fn run(args: &Args, out: &mut String) -> ExitCode {
             k8s_results.len()
         );
     }
+    if run_crd {
+        let _ = writeln!(
+            out,
+            "CRD corpus: {} ({} cases; Kubernetes' own CRD validation tests, through celerity::kubernetes::crd on the {crd_backend:?} backend)",
+            crd::cases_dir().display(),
+            crd_cases.len()
+        );
+    }
     out.push('\n');
-    let k8s_rows = kubernetes::counts(&k8s_corpus, &k8s_results);
+    let mut k8s_rows = kubernetes::counts(&k8s_corpus, &k8s_results);
+    k8s_rows.extend(crd::counts(&crd_results));
     out.push_str(&report::table_with(&corpus, &results, &k8s_rows));
     if run_k8s {
         out.push_str(&kubernetes::cost_line(&kubernetes::cost_counts(
@@ -257,6 +293,7 @@ fn run(args: &Args, out: &mut String) -> ExitCode {
         .iter()
         .map(|r| (r.case.id.as_str(), &r.status))
         .chain(k8s_results.iter().map(|r| (r.case.id.as_str(), &r.status)))
+        .chain(crd_results.iter().map(|r| (r.id.as_str(), &r.status)))
         .collect();
     out.push_str(&report::failures_of(&all_statuses, known.as_ref()));
     out.push('\n');
@@ -272,6 +309,9 @@ fn run(args: &Args, out: &mut String) -> ExitCode {
         let mut summary = report::summary_json(&args.backend, &corpus, &results);
         if run_k8s {
             summary["kubernetes"] = kubernetes::summary_json(&k8s_corpus, &k8s_results);
+        }
+        if run_crd {
+            summary["crd"] = crd::summary_json(&crd_results);
         }
         let text = match serde_json::to_string_pretty(&summary) {
             Ok(t) => t + "\n",
@@ -297,6 +337,11 @@ fn run(args: &Args, out: &mut String) -> ExitCode {
                 .files
                 .iter()
                 .map(|f| format!("{}/{}", kubernetes::ID_PREFIX, f.name)),
+        )
+        .chain(
+            crd_cases
+                .iter()
+                .map(|c| format!("{}/{}", crd::ID_PREFIX, c.file)),
         )
         .collect();
     let list_path = args.known_failures.display().to_string();

@@ -110,6 +110,33 @@ fn markdown_table(json: &serde_json::Value) -> String {
             count(c, "with_estimate"),
         ));
     }
+    if let Some(k) = json.get("crd") {
+        out.push_str(
+            "\nKubernetes' own tests of CRD validation (`spec-tests/cases/crd`, transcribed from\n\
+             apiextensions-apiserver: the rule validator, compilation, estimated and run-time costs, values,\n\
+             CRD and schema checks, OpenAPI validation), through `celerity::kubernetes::crd`; skipped cases\n\
+             need Kubernetes' test-only library.\n\n\
+             | file | passed | failed | skipped | total |\n|---|---:|---:|---:|---:|\n",
+        );
+        let files = k["files"].as_object().unwrap();
+        let mut names: Vec<&String> = files.keys().collect();
+        names.sort();
+        let count = |v: &serde_json::Value, key: &str| v[key].as_u64().unwrap_or(0);
+        for name in names {
+            let f = &files[name];
+            let (p, fl, s) = (count(f, "passed"), count(f, "failed"), count(f, "skipped"));
+            out.push_str(&format!(
+                "| crd:{name} | {p} | {fl} | {s} | {} |\n",
+                p + fl + s
+            ));
+        }
+        let t = &k["totals"];
+        let (p, fl, s) = (count(t, "passed"), count(t, "failed"), count(t, "skipped"));
+        out.push_str(&format!(
+            "| **total** | **{p}** | **{fl}** | **{s}** | **{}** |\n",
+            p + fl + s
+        ));
+    }
     out
 }
 

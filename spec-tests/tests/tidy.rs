@@ -93,6 +93,20 @@ const RULES: &[Rule] = &[
         why: "the IR is lowered from the checked AST and the cost plan; it builds without values, the interpreter or code generation",
     },
     Rule {
+        subject: Subject::Package("cel-k8s-schema"),
+        forbidden: Forbidden::Packages(&[
+            "cel-syntax",
+            "cel-checker",
+            "cel-interp",
+            "cel-ir",
+            "cel-jit",
+            "cel-k8s",
+            "celerity",
+        ]),
+        kinds: Kinds::NormalAndBuild,
+        why: "schemas become types and values without a front end or an evaluator; compiling and running rules is the facade's",
+    },
+    Rule {
         subject: Subject::Under("crates", &["celerity"]),
         forbidden: Forbidden::Packages(&["celerity"]),
         kinds: Kinds::NormalAndBuild,

@@ -61,10 +61,16 @@ impl CheckerEnv {
         env
     }
 
-    /// Adds the optional-types library's declarations.
+    /// Adds the optional-types library's declarations at its newest version.
     pub fn add_optional_library(&mut self) {
+        self.add_optional_library_version(stdlib::OPTIONAL_TYPES_VERSION);
+    }
+
+    /// Adds the optional-types library's declarations at a version (see
+    /// [`stdlib::optional_functions_at`]).
+    pub fn add_optional_library_version(&mut self, version: u32) {
         self.add_variable(stdlib::optional_type_identifier());
-        for f in stdlib::optional_functions() {
+        for f in stdlib::optional_functions_at(version) {
             self.add_function(f);
         }
     }

@@ -150,6 +150,25 @@ impl<'a> Coster<'a> {
         }
     }
 
+    /// The host's size for the elements of a list-typed expression: the node Kubernetes'
+    /// cost library makes of them (the list's path plus `@items`, the element type).
+    fn element_node_size(&self, list: &Expr) -> Option<SizeRange> {
+        let Type::List(elem) = self.ty(list) else {
+            return None;
+        };
+        let path = self.paths.get(&list.id).map(|p| {
+            let mut p = p.clone();
+            p.push("@items".to_string());
+            p
+        });
+        self.estimator.estimate_size(&EstimateNode {
+            path: path.as_deref(),
+            ty: elem,
+            expr: list,
+            computed_size: None,
+        })
+    }
+
     /// A size known without asking the host: computed, or the size of a literal.
     fn computed_size(&self, e: &Expr) -> Option<SizeRange> {
         if let Some(s) = self.computed.get(&e.id) {
@@ -477,6 +496,7 @@ impl<'a> Coster<'a> {
                         ExprKind::Literal(l) => Some(l.clone()),
                         _ => None,
                     },
+                    elem_size: self.element_node_size(a),
                 })
                 .collect()
         };

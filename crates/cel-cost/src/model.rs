@@ -175,6 +175,10 @@ pub struct EstimateArg {
     /// The argument's value when it is a literal constant (`lists.range(4)`, `'a,b'.split(',', 2)`),
     /// as cel-go's estimators read it from the AST node (`nodeAsUintValue`).
     pub literal: Option<cel_syntax::Literal>,
+    /// For a list argument, the size of its elements as the host's size estimator gives it
+    /// for the element node (the list's path plus `@items`, as Kubernetes' `listElementNode`
+    /// builds it), if the host knows it.
+    pub elem_size: Option<SizeRange>,
 }
 
 impl EstimateArg {
@@ -260,6 +264,7 @@ mod tests {
             ty: Type::Int,
             size: Some(SizeRange::exact(1)),
             literal,
+            elem_size: None,
         };
         use cel_syntax::Literal::{Int, String as Str, Uint};
         assert_eq!(arg(Some(Int(4))).uint_literal(), Some(4));

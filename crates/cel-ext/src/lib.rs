@@ -70,12 +70,10 @@
 
 //! # Where this crate departs from cel-go v0.29.2
 //!
-//! * `format` uses the cel-spec formatter (cel-go's strings version 4 and later) at every
-//!   version, not the locale-dependent formatter of versions 1 to 3; below version 5 its
-//!   precision is capped at [`strings::format::SAFETY_MAX_PRECISION`] (cel-go has no cap
-//!   there).
-//! * cel-go checks literal `format` calls at check time (an AST validator); this crate has
-//!   no validator hook, so those errors appear at evaluation.
+//! * Below version 5 the `format` precision is capped at
+//!   [`strings::format::SAFETY_MAX_PRECISION`] (cel-go has no cap there); the legacy
+//!   formatter of versions 1 to 3 writes numbers as cel-go's `en_US` printer does, the only
+//!   locale it is used with here.
 //! * `sort` and `sortBy` are stable; cel-go's sort is not for more than 12 elements, so equal
 //!   keys may come out in another order there.
 //! * The size limits above ([`MAX_RESULT_BYTES`], [`MAX_LIST_ELEMENTS`]) turn absurd
@@ -109,9 +107,12 @@ pub use protos::Protos;
 pub use sets::Sets;
 pub use strings::Strings;
 
+use std::sync::Arc;
+
 use cel_cost::{ActualCostFn, CostKey, EstimateFn, ResultSizeHook};
 use cel_runtime::{Implementation, Value};
 use cel_syntax::macros::Macro;
+use cel_syntax::{Expr, ExprId};
 use cel_types::{FunctionDecl, Type, VariableDecl};
 
 pub use cel_runtime::limits::{MAX_LIST_ELEMENTS, MAX_RESULT_BYTES};
@@ -140,7 +141,32 @@ pub struct LibraryContents {
     /// an environment should resolve each one's name (`net.IP`) as a type identifier, as it
     /// does `int` or `google.protobuf.Timestamp`, in the checker and in the planner.
     pub types: Vec<Type>,
+    /// Checks of type-checked expressions (cel-go's `ASTValidator`s), whose issues make the
+    /// expression fail to compile: the strings library checks literal `format` calls.
+    pub validators: Vec<Validator>,
 }
+
+/// What a validator sees of a type-checked expression.
+pub struct CheckedExpr<'a> {
+    /// The expression, macros expanded.
+    pub expr: &'a Expr,
+    /// The checked type of a node (`dyn` where the checker recorded none).
+    pub type_of: &'a dyn Fn(ExprId) -> Type,
+    /// The overload ids the checker resolved for a call (none for other nodes).
+    pub overloads_of: &'a dyn Fn(ExprId) -> Vec<String>,
+}
+
+/// A problem a validator found: the node it is about and the message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValidationIssue {
+    /// The node the message is reported at.
+    pub expr_id: ExprId,
+    /// The message, in cel-go's words.
+    pub message: String,
+}
+
+/// A check of type-checked expressions.
+pub type Validator = Arc<dyn Fn(&CheckedExpr<'_>) -> Vec<ValidationIssue> + Send + Sync>;
 
 impl std::fmt::Debug for LibraryContents {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -153,6 +179,7 @@ impl std::fmt::Debug for LibraryContents {
             .field("estimated_costs", &self.estimated_costs.len())
             .field("result_sizes", &self.result_sizes.len())
             .field("types", &self.types)
+            .field("validators", &self.validators.len())
             .finish()
     }
 }

@@ -311,6 +311,13 @@ impl OpaqueValue for Ip {
         IP_TYPE_NAME
     }
 
+    /// `ip("10.0.0.1")`, the address in its canonical text.
+    fn write_cel(&self, out: &mut String) {
+        out.push_str("ip(");
+        cel_runtime::format::push_string_literal(out, &self.to_string());
+        out.push(')');
+    }
+
     /// The address's bytes: 4 or 16 (Kubernetes' IP reports it to cost formulas).
     fn size(&self) -> Option<u64> {
         Some(if self.family() == 4 { 4 } else { 16 })
@@ -328,6 +335,13 @@ impl OpaqueValue for Ip {
 impl OpaqueValue for Cidr {
     fn type_name(&self) -> &str {
         CIDR_TYPE_NAME
+    }
+
+    /// `cidr("10.0.0.0/8")`, the address as written (host bits kept) and the prefix length.
+    fn write_cel(&self, out: &mut String) {
+        out.push_str("cidr(");
+        cel_runtime::format::push_string_literal(out, &self.to_string());
+        out.push(')');
     }
 
     /// The prefix's bytes, rounded up (Kubernetes' CIDR reports it to cost formulas).

@@ -117,9 +117,31 @@ fn finish_step(
     r
 }
 
+/// Which kind of qualifier a step applies, for [`ops::qualifier_charged`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Qualify {
+    /// `.f`, `[i]`: charged unless the chain is in optional mode.
+    Plain,
+    /// `.?f`, `[?i]`: charged only when something was found.
+    Optional,
+    /// `has(.f)`: always charged.
+    Presence,
+}
+
+impl Qualify {
+    #[inline]
+    fn charged(self, operand: &Value, r: &Result<Value>) -> bool {
+        match self {
+            Qualify::Presence => true,
+            q => ops::qualifier_charged(q == Qualify::Optional, operand, r.as_ref().ok()),
+        }
+    }
+}
+
 /// A field step (`.f`, `has(.f)`, `.?f`): the operand, then `op` on it, charged as an
-/// attribute step (the qualifier only when the operand resolved). Generic, so each use is
-/// compiled with its operation inline.
+/// attribute step (the qualifier only when the operand resolved, and in an optional chain
+/// only when the field was found). Generic, so each use is compiled with its operation
+/// inline.
 #[inline]
 fn field_step<'p>(
     st: &mut State<'p, '_>,
@@ -127,12 +149,14 @@ fn field_step<'p>(
     operand: &'p Node,
     field: &str,
     cost: StepCost,
+    kind: Qualify,
     op: impl Fn(&Value, &str) -> Result<Value>,
 ) -> Result<Value> {
     match eval(operand, st) {
         Ok(v) => {
             let r = op(&v, field).map_err(|e| e.at(id));
-            finish_step(st, cost, true, r)
+            let charged = kind.charged(&v, &r);
+            finish_step(st, cost, charged, r)
         }
         Err(e) if !e.is_absorbable() => Err(e),
         Err(e) => finish_step(st, cost, false, Err(e)),
@@ -148,6 +172,7 @@ fn index_step<'p>(
     operand: &'p Node,
     index: &'p Node,
     cost: StepCost,
+    kind: Qualify,
     op: impl Fn(&Value, &Value) -> Result<Value>,
 ) -> Result<Value> {
     match eval(operand, st) {
@@ -157,7 +182,8 @@ fn index_step<'p>(
                 return i;
             }
             let r = i.and_then(|i| op(&v, &i).map_err(|e| e.at(id)));
-            finish_step(st, cost, true, r)
+            let charged = kind.charged(&v, &r);
+            finish_step(st, cost, charged, r)
         }
         Err(e) if !e.is_absorbable() => Err(e),
         Err(e) => finish_step(st, cost, false, Err(e)),
@@ -208,8 +234,11 @@ pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> 
                 if let Some(mut v) = st.activation.resolve(var) {
                     let mut r = Ok(());
                     for field in rest {
-                        st.charge(cost.qualifier)?;
-                        match select(&v, field) {
+                        let x = select(&v, field);
+                        if ops::qualifier_charged(false, &v, x.as_ref().ok()) {
+                            st.charge(cost.qualifier)?;
+                        }
+                        match x {
                             Ok(x) => v = x,
                             Err(e) => {
                                 r = Err(e.at(*id));
@@ -269,31 +298,39 @@ pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> 
             operand,
             field,
             cost,
-        } => field_step(st, *id, operand, field, *cost, select),
+        } => field_step(st, *id, operand, field, *cost, Qualify::Plain, select),
         Node::Has {
             id,
             operand,
             field,
             cost,
-        } => field_step(st, *id, operand, field, *cost, has_field),
+        } => field_step(st, *id, operand, field, *cost, Qualify::Presence, has_field),
         Node::OptSelect {
             id,
             operand,
             field,
             cost,
-        } => field_step(st, *id, operand, field, *cost, opt_select),
+        } => field_step(
+            st,
+            *id,
+            operand,
+            field,
+            *cost,
+            Qualify::Optional,
+            opt_select,
+        ),
         Node::Index {
             id,
             operand,
             index,
             cost,
-        } => index_step(st, *id, operand, index, *cost, index_value),
+        } => index_step(st, *id, operand, index, *cost, Qualify::Plain, index_value),
         Node::OptIndex {
             id,
             operand,
             index,
             cost,
-        } => index_step(st, *id, operand, index, *cost, opt_index),
+        } => index_step(st, *id, operand, index, *cost, Qualify::Optional, opt_index),
         Node::And { id, lhs, rhs } => eval_logical(*id, lhs, rhs, false, st),
         Node::Or { id, lhs, rhs } => eval_logical(*id, lhs, rhs, true, st),
         Node::Conditional {
@@ -684,6 +721,18 @@ fn eval_fold<'p>(fold: &'p Fold, st: &mut State<'p, '_>) -> Result<Value> {
         Value::Map(m) => {
             for (k, v) in m.iter() {
                 st.slots[fold.iter_slot] = Slot::Ready(Ok(k.to_value()));
+                if let Some(s2) = fold.iter2_slot {
+                    st.slots[s2] = Slot::Ready(Ok(v.clone()));
+                }
+                if !fold_step(fold, st)? {
+                    break;
+                }
+            }
+        }
+        // A schema-typed object (through `dyn`) ranges over its present fields' names.
+        Value::Object(o) => {
+            for (f, v) in o.present() {
+                st.slots[fold.iter_slot] = Slot::Ready(Ok(Value::String(f.name.clone())));
                 if let Some(s2) = fold.iter2_slot {
                     st.slots[s2] = Slot::Ready(Ok(v.clone()));
                 }

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use cel_runtime::object::check_data;
 use cel_runtime::{Error, FunctionRegistry, MapValue, Result, Value};
 
 use crate::plan::{CallCost, map_key};
@@ -217,19 +218,33 @@ pub fn make_struct(
     }
 }
 
+/// A value read out of schema-typed data, which may mark data that contradicts its schema
+/// ([`cel_runtime::object::invalid_data`]): reading such a value is its error.
+#[inline]
+fn read(v: &Value) -> Result<Value> {
+    check_data(v)?;
+    Ok(v.clone())
+}
+
 /// `v.field`.
 pub fn select(v: &Value, field: &str) -> Result<Value> {
     match v {
-        Value::Map(m) => m
-            .get_str(field)
-            .cloned()
-            .ok_or_else(|| Error::no_such_key(field)),
+        Value::Map(m) => match m.get_str(field) {
+            Some(x) => read(x),
+            None => Err(Error::no_such_key(field)),
+        },
+        Value::Object(o) => match o.get(field) {
+            Some(x) => read(x),
+            None => Err(Error::no_such_key(field)),
+        },
         Value::Message(m) => cel_runtime::proto::select(m, field),
         Value::Optional(None) => Ok(Value::Optional(None)),
         // Inside an optional chain a missing entry is `none`, but a value that has no
         // fields at all is an error.
         Value::Optional(Some(inner)) => match &**inner {
-            Value::Map(_) | Value::Optional(_) | Value::Message(_) => opt_select(inner, field),
+            Value::Map(_) | Value::Object(_) | Value::Optional(_) | Value::Message(_) => {
+                opt_select(inner, field)
+            }
             _ => Err(Error::no_such_key(field)),
         },
         other => Err(Error::new(format!(
@@ -244,16 +259,26 @@ pub fn select(v: &Value, field: &str) -> Result<Value> {
 /// ([`cel_runtime::MapHasher::hash_key`]). `None` means "call [`select`]".
 #[inline]
 pub fn select_ref<'v>(v: &'v Value, field: &str, hash: u64) -> Option<&'v Value> {
-    match v {
+    let found = match v {
         Value::Map(m) => m.get_prehashed(hash, cel_runtime::KeyRef::String(field)),
+        Value::Object(o) => o.get_prehashed(hash, field),
         _ => None,
-    }
+    }?;
+    // Invalid data is an error: leave it to `select`.
+    (!matches!(found, Value::Opaque(_))).then_some(found)
 }
 
 /// `has(v.field)`.
 pub fn has_field(v: &Value, field: &str) -> Result<Value> {
     match v {
-        Value::Map(m) => Ok(Value::Bool(m.get_str(field).is_some())),
+        Value::Map(m) => match m.get_str(field) {
+            Some(x) => check_data(x).map(|()| Value::Bool(true)),
+            None => Ok(Value::Bool(false)),
+        },
+        Value::Object(o) => match o.get(field) {
+            Some(x) => check_data(x).map(|()| Value::Bool(true)),
+            None => Ok(Value::Bool(false)),
+        },
         Value::Message(m) => cel_runtime::proto::has(m, field).map(Value::Bool),
         Value::Optional(None) => Ok(Value::Bool(false)),
         Value::Optional(Some(inner)) => has_field(inner, field),
@@ -262,11 +287,37 @@ pub fn has_field(v: &Value, field: &str) -> Result<Value> {
     }
 }
 
+/// Whether a field or index step charges its qualifier (1), once its operand resolved to
+/// `operand` and the step gave `result` (`None` when the step failed).
+///
+/// cel-go applies the qualifiers of an attribute one after the other; once one of them is
+/// optional (`.?f`, `[?k]`), or when the attribute's root value is itself an optional, every
+/// later qualifier is applied "if present", and cel-go's cost observer sees such a
+/// qualification only when it found something (`evalWatch*Qual.QualifyIfPresent`,
+/// `applyQualifiers` in `interpreter/attributes.go`). So in that mode a step is charged only
+/// when its result is a present optional: `{'a': 1}.?b` costs the map and the attribute, not
+/// the absent field, and neither does anything after it in the chain. Every other step is
+/// charged, successful or not. Here a step is in that mode when it is optional itself or its
+/// operand is an optional value (what the earlier optional steps of the chain, or an optional
+/// root, produce).
+#[inline]
+pub fn qualifier_charged(optional_step: bool, operand: &Value, result: Option<&Value>) -> bool {
+    if optional_step || matches!(operand, Value::Optional(_)) {
+        matches!(result, Some(Value::Optional(Some(_))))
+    } else {
+        true
+    }
+}
+
 /// `v.?field`.
 pub fn opt_select(v: &Value, field: &str) -> Result<Value> {
     match v {
         Value::Map(m) => Ok(match m.get_str(field) {
-            Some(x) => Value::optional_of(x.clone()),
+            Some(x) => Value::optional_of(read(x)?),
+            None => Value::Optional(None),
+        }),
+        Value::Object(o) => Ok(match o.get(field) {
+            Some(x) => Value::optional_of(read(x)?),
             None => Value::Optional(None),
         }),
         Value::Message(m) => cel_runtime::proto::opt_select(m, field),
@@ -281,6 +332,7 @@ pub fn index_value(v: &Value, i: &Value) -> Result<Value> {
     match v {
         Value::List(_) => std_call("index_list", &[v.clone(), i.clone()]),
         Value::Map(_) => std_call("index_map", &[v.clone(), i.clone()]),
+        Value::Object(_) => std_call("index_map", &[v.clone(), i.clone()]),
         Value::Optional(None) => Ok(Value::Optional(None)),
         Value::Optional(Some(inner)) => opt_index(inner, i),
         _ => Err(Error::no_such_overload()),
@@ -297,16 +349,25 @@ pub fn opt_index(v: &Value, i: &Value) -> Result<Value> {
                 Value::Double(d) if d.fract() == 0.0 && d.is_finite() => Some(*d as i64),
                 _ => return Err(Error::no_such_overload()),
             };
-            Ok(idx
+            match idx
                 .and_then(|n| usize::try_from(n).ok())
                 .and_then(|n| items.get(n))
-                .map(|x| Value::optional_of(x.clone()))
-                .unwrap_or(Value::Optional(None)))
+            {
+                Some(x) => Ok(Value::optional_of(read(x)?)),
+                None => Ok(Value::Optional(None)),
+            }
         }
         Value::Map(m) => match m.get(i) {
-            Ok(Some(x)) => Ok(Value::optional_of(x.clone())),
+            Ok(Some(x)) => Ok(Value::optional_of(read(x)?)),
             Ok(None) => Ok(Value::Optional(None)),
             Err(()) => Err(Error::new("unsupported key type")),
+        },
+        Value::Object(o) => match i {
+            Value::String(k) => Ok(match o.get(k) {
+                Some(x) => Value::optional_of(read(x)?),
+                None => Value::Optional(None),
+            }),
+            _ => Err(Error::new("unsupported key type")),
         },
         Value::Optional(None) => Ok(Value::Optional(None)),
         Value::Optional(Some(inner)) => opt_index(inner, i),
@@ -317,6 +378,24 @@ pub fn opt_index(v: &Value, i: &Value) -> Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn qualifiers_in_optional_chains_are_charged_when_found() {
+        let found = Value::optional_of(Value::Int(1));
+        let none = Value::optional_none();
+        let map = Value::Map(Arc::new(MapValue::new()));
+        // Plain steps on plain operands: always, even when they fail.
+        assert!(qualifier_charged(false, &map, None));
+        assert!(qualifier_charged(false, &map, Some(&Value::Int(1))));
+        // Optional steps: only when something was found.
+        assert!(qualifier_charged(true, &map, Some(&found)));
+        assert!(!qualifier_charged(true, &map, Some(&none)));
+        assert!(!qualifier_charged(true, &map, None));
+        // Plain steps after an optional one (the operand is an optional).
+        assert!(qualifier_charged(false, &found, Some(&found)));
+        assert!(!qualifier_charged(false, &none, Some(&none)));
+        assert!(!qualifier_charged(false, &found, None));
+    }
 
     #[test]
     fn size_is_zero_agrees_with_size() {

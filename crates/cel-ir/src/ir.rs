@@ -289,6 +289,11 @@ pub enum Op {
     ChargeIfOk(u64),
     /// Charges a constant cost if the `bool` operand is false.
     ChargeUnless(u64),
+    /// Charges the qualifier of a field or index step, args `[operand, operand_err, result,
+    /// result_err]`, as `cel_interp::ops::qualifier_charged` decides: when the operand
+    /// resolved, unless the step is in an optional chain (it is optional itself, or the
+    /// operand is an optional value) and found nothing.
+    ChargeQualifier { cost: u64, optional: bool },
     /// Both of two plain booleans.
     BoolAnd,
     /// A value in storage of its own (a lazily initialised accumulator that steps update in

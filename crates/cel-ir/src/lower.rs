@@ -223,6 +223,36 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Whether an operand's value may be an optional at run time (its checked type is an
+    /// optional, `dyn` or a type parameter), which puts the step after it in an optional
+    /// chain.
+    fn may_be_optional(&self, operand: &Expr) -> bool {
+        let t = self.checked_type(operand);
+        t.optional_elem().is_some() || t.is_dyn_or_error() || matches!(t, Type::TypeParam(_))
+    }
+
+    /// Charges a step's qualifier by `cel_interp::ops::qualifier_charged`'s rule, given the
+    /// operand and the step's result.
+    fn charge_qualifier(
+        &mut self,
+        n: u64,
+        optional: bool,
+        operand: Lv,
+        result: Value,
+        result_err: Value,
+        expr: ExprId,
+    ) {
+        if n == 0 {
+            return;
+        }
+        let operand_err = self.err_or_none(operand.err, expr);
+        self.b.inst0(
+            Op::ChargeQualifier { cost: n, optional },
+            vec![operand.v, operand_err, result, result_err],
+            expr,
+        );
+    }
+
     /// A value as a reference to a runtime value.
     fn as_val(&mut self, lv: Lv, expr: ExprId) -> Lv {
         match self.b.ty(lv.v) {
@@ -290,8 +320,13 @@ impl<'a> Lowerer<'a> {
                 };
                 let ty = if s.test_only { Ty::Bool } else { Ty::Val };
                 let (v, err) = self.b.inst2(op, vec![operand.v], ty, e.id);
-                // The qualifier is charged only when the operand resolved; the step always.
-                self.charge_if_ok(qual, operand.err, e.id);
+                // The qualifier is charged only when the operand resolved (and, in an optional
+                // chain, only when the field was found); the step always.
+                if s.test_only || !self.may_be_optional(&s.operand) {
+                    self.charge_if_ok(qual, operand.err, e.id);
+                } else {
+                    self.charge_qualifier(qual, false, operand, v, err, e.id);
+                }
                 self.charge(root, e.id);
                 Lv {
                     v,
@@ -469,7 +504,7 @@ impl<'a> Lowerer<'a> {
                             Ty::Val,
                             e.id,
                         );
-                        self.charge_if_ok(qual, operand.err, e.id);
+                        self.charge_qualifier(qual, true, operand, v, err, e.id);
                         self.charge(root, e.id);
                         return Lv {
                             v,
@@ -990,7 +1025,14 @@ impl<'a> Lowerer<'a> {
             Some(ie) => self.b.inst1(Op::ErrOr, vec![ie, err], Ty::Err, id),
             None => err,
         };
-        self.charge(qual, id);
+        // The operand resolved here; in an optional chain the qualifier is charged only when
+        // the element or entry was found.
+        if optional || self.may_be_optional(operand) {
+            let resolved = Lv { v: ov.v, err: None };
+            self.charge_qualifier(qual, optional, resolved, v, err, id);
+        } else {
+            self.charge(qual, id);
+        }
         self.charge(root, id);
         self.b.jump(join, vec![v, err]);
         self.b.switch_to(join);

@@ -93,6 +93,13 @@ fn op_text(op: &Op) -> String {
         }
         Op::ChargeIfOk(n) => format!("charge.if_ok {n}"),
         Op::ChargeUnless(n) => format!("charge.unless {n}"),
+        Op::ChargeQualifier { cost, optional } => {
+            if *optional {
+                format!("charge.qualifier.opt {cost}")
+            } else {
+                format!("charge.qualifier {cost}")
+            }
+        }
         Op::ChargeCall { function, overload } => format!("charge.call {function} {overload:?}"),
         Op::Residual(id) => format!("residual #{id}"),
         Op::IndexInc => "index.inc".into(),

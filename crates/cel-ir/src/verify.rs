@@ -314,6 +314,13 @@ fn check_types(
         Op::LocalSet(s) => args.len() == 1 && func.locals.get(*s as usize) == Some(&t(&args[0])),
         Op::ChargeIfOk(_) => all(Ty::Err) && args.len() == 1,
         Op::ChargeUnless(_) => all(Ty::Bool) && args.len() == 1,
+        Op::ChargeQualifier { .. } => {
+            args.len() == 4
+                && t(&args[0]) == Ty::Val
+                && t(&args[1]) == Ty::Err
+                && t(&args[2]) == Ty::Val
+                && t(&args[3]) == Ty::Err
+        }
         _ => true,
     };
     if ok {

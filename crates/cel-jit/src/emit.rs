@@ -1146,6 +1146,11 @@ impl Emitter<'_, '_> {
                     self.add_cost(add);
                 }
             }
+            Op::ChargeQualifier { cost, optional } => {
+                if self.track_cost {
+                    self.charge_qualifier(*cost, *optional, a)?;
+                }
+            }
             Op::ChargeUnless(n) => {
                 let done = self.v(a[0])?;
                 let n = i64::try_from(*n).unwrap_or(i64::MAX).min(1 << 62);
@@ -1438,6 +1443,60 @@ impl Emitter<'_, '_> {
             Ok((v, none))
         })?;
         Ok((v, ()))
+    }
+
+    /// [`Op::ChargeQualifier`]: an optional step asks `ops::qualifier_charged`; a plain
+    /// step charges when its operand resolved, and asks only when the operand is an optional
+    /// value (its tag says so), which is rare.
+    fn charge_qualifier(
+        &mut self,
+        n: u64,
+        optional: bool,
+        a: &[cel_ir::Value],
+    ) -> Result<(), JitError> {
+        let operand = self.v(a[0])?;
+        let operand_err = self.v(a[1])?;
+        let result = self.v(a[2])?;
+        let result_err = self.v(a[3])?;
+        let ask = |this: &mut Self| -> Result<cl::Value, JitError> {
+            let opt = this.iconst(types::I64, i64::from(optional));
+            this.call(
+                Shim::cel_rt_qualifier_charged,
+                &[operand, operand_err, result, result_err, opt],
+            )
+        };
+        let charged = if optional {
+            ask(self)?
+        } else {
+            let tag = self.b.ins().load(types::I8, flags(), operand, VALUE_TAG);
+            let is_opt = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::Equal, tag, Value::TAG_OPTIONAL as i64);
+            let slow = self.b.create_block();
+            let fast = self.b.create_block();
+            let join = self.b.create_block();
+            let jv = self.b.append_block_param(join, types::I64);
+            self.b.set_cold_block(slow);
+            self.b.ins().brif(is_opt, slow, &[], fast, &[]);
+            self.b.switch_to_block(fast);
+            let ok = self.icmp_c(IntCC::Equal, operand_err, 0);
+            let ok = self.b.ins().uextend(types::I64, ok);
+            self.b.ins().jump(join, &[BlockArg::Value(ok)]);
+            self.b.switch_to_block(slow);
+            let r = ask(self)?;
+            self.b.ins().jump(join, &[BlockArg::Value(r)]);
+            self.b.switch_to_block(join);
+            jv
+        };
+        let n = i64::try_from(n).unwrap_or(i64::MAX).min(1 << 62);
+        let add = if n == 1 {
+            charged
+        } else {
+            self.imul_c(charged, n)
+        };
+        self.add_cost(add);
+        Ok(())
     }
 
     /// As [`Self::int_fast_path`], for a fallible slow path: `(bool, err)`.

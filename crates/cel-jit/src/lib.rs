@@ -1,9 +1,9 @@
 //! `cel-jit` compiles checked CEL expressions to native code with Cranelift.
 //!
 //! [`JitProgram::compile`] lowers a checked AST to the IR (`cel-ir`), emits one Cranelift
-//! function for it ([`emit`]), and links it into a module of its own, freed when the program
+//! function for it (`emit`), and links it into a module of its own, freed when the program
 //! drops. Generated code keeps statically typed scalars unboxed and calls the `extern "C"`
-//! shims of [`shims`] (thin wrappers over `cel-runtime` and `cel_interp::ops`, the very
+//! shims of `shims` (thin wrappers over `cel-runtime` and `cel_interp::ops`, the very
 //! functions the interpreter uses) for everything else. Subtrees the lowering leaves to the
 //! interpreter (residuals) are evaluated by `cel-interp` with the same activation and the same
 //! cost counter, and an evaluation that goes over its cost limit is redone by the interpreter,

@@ -405,6 +405,18 @@ shims! {
         put_bool(ctx, ops::has_field(val(v), &s.field).map_err(|e| e.at(s.expr)))
     }
 
+    /// Whether a field or index step charges its qualifier, 0 or 1
+    /// (`ops::qualifier_charged`): the operand and the step's result with their error
+    /// handles, and whether the step is optional (`.?f`, `[?i]`).
+    fn cel_rt_qualifier_charged(ctx, operand: *const Value, operand_err: u32, result: *const Value, result_err: u32, optional: i64) -> i64 {
+        let _ = ctx;
+        if operand_err != 0 {
+            return 0;
+        }
+        let result = (result_err == 0).then(|| val(result));
+        ops::qualifier_charged(optional != 0, val(operand), result) as i64
+    }
+
     /// `v[i]`.
     fn cel_rt_index(ctx, v: *const Value, i: *const Value, expr: i64) -> *const Value {
         put(ctx, ops::index_value(val(v), val(i)).map_err(|e| e.at(expr)))
@@ -566,6 +578,10 @@ shims! {
                 set_err(ctx, 0);
                 m.len() as i64
             }
+            Value::Object(o) => {
+                set_err(ctx, 0);
+                o.present().count() as i64
+            }
             other => {
                 let e = Error::new(format!(
                     "expression of type '{}' cannot be range of a comprehension (must be list, map, or dynamic)",
@@ -593,6 +609,10 @@ shims! {
                 Some((k, _)) => state(ctx).arena.alloc(k.to_value()),
                 None => &NULL_VALUE,
             },
+            Value::Object(o) => match o.present().nth(idx) {
+                Some((f, _)) => state(ctx).arena.alloc(Value::String(f.name.clone())),
+                None => &NULL_VALUE,
+            },
             _ => &NULL_VALUE,
         }
     }
@@ -604,6 +624,7 @@ shims! {
         let found = match val(range) {
             Value::List(l) => l.get(idx),
             Value::Map(m) => m.get_index(idx).map(|(_, v)| v),
+            Value::Object(o) => o.present().nth(idx).map(|(_, v)| v),
             _ => None,
         };
         found.map(|x| x as *const Value).unwrap_or(&NULL_VALUE)

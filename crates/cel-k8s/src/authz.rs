@@ -203,6 +203,9 @@ macro_rules! opaque_type {
             fn type_name(&self) -> &str {
                 $name
             }
+            fn write_cel(&self, out: &mut String) {
+                self.write_expr(out);
+            }
             fn equals(&self, other: &dyn OpaqueValue) -> bool {
                 // Receiver-only values: equal only to themselves.
                 std::ptr::eq(
@@ -221,7 +224,83 @@ opaque_type!(AuthorizerVal, AUTHORIZER_TYPE);
 opaque_type!(PathCheck, PATH_CHECK_TYPE);
 opaque_type!(GroupCheck, GROUP_CHECK_TYPE);
 opaque_type!(ResourceCheck, RESOURCE_CHECK_TYPE);
-opaque_type!(Decision, DECISION_TYPE);
+opaque_type!(DecisionVal, DECISION_TYPE);
+
+/// A decision with the check that made it (so that it prints as that check).
+#[derive(Clone, Debug)]
+struct DecisionVal {
+    decision: Decision,
+    /// The check's expression, `authorizer.path("/healthz").check("get")`.
+    check: String,
+}
+
+fn push_call(out: &mut String, name: &str, args: &[&str]) {
+    out.push('.');
+    out.push_str(name);
+    out.push('(');
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        cel_runtime::format::push_string_literal(out, a);
+    }
+    out.push(')');
+}
+
+impl AuthorizerVal {
+    /// `authorizer`, or `authorizer.serviceAccount("ns", "name")` for a service account's.
+    fn write_expr(&self, out: &mut String) {
+        out.push_str(AUTHORIZER_VARIABLE);
+        let sa = self.user.as_ref().and_then(|u| {
+            u.name
+                .strip_prefix("system:serviceaccount:")
+                .and_then(|rest| rest.split_once(':'))
+        });
+        if let Some((ns, name)) = sa {
+            push_call(out, "serviceAccount", &[ns, name]);
+        }
+    }
+}
+
+impl PathCheck {
+    fn write_expr(&self, out: &mut String) {
+        self.authorizer.write_expr(out);
+        push_call(out, "path", &[&self.path]);
+    }
+}
+
+impl GroupCheck {
+    fn write_expr(&self, out: &mut String) {
+        self.authorizer.write_expr(out);
+        push_call(out, "group", &[&self.group]);
+    }
+}
+
+impl ResourceCheck {
+    /// The builder calls that make this check, the empty parts left out.
+    fn write_expr(&self, out: &mut String) {
+        self.authorizer.write_expr(out);
+        push_call(out, "group", &[&self.group]);
+        push_call(out, "resource", &[&self.resource]);
+        for (name, v) in [
+            ("subresource", &self.subresource),
+            ("namespace", &self.namespace),
+            ("name", &self.name),
+            ("fieldSelector", &self.field_selector),
+            ("labelSelector", &self.label_selector),
+        ] {
+            if !v.is_empty() {
+                push_call(out, name, &[v]);
+            }
+        }
+    }
+}
+
+impl DecisionVal {
+    fn write_expr(&self, out: &mut String) {
+        out.push_str(&self.check);
+    }
+}
 
 /// The value of the `authorizer` variable: checks are made as `user` through `authorizer`.
 pub fn authorizer_value(user: Option<UserInfo>, authorizer: Arc<dyn Authorizer>) -> Value {
@@ -377,7 +456,13 @@ fn path_check(p: &Value, verb: &Value) -> Result<Value> {
         path: p.path.clone(),
         ..AuthorizationAttributes::default()
     };
-    wrap(authorize(&p.authorizer, &attrs))
+    let mut check = String::new();
+    p.write_expr(&mut check);
+    push_call(&mut check, "check", &[&attrs.verb]);
+    wrap(DecisionVal {
+        decision: authorize(&p.authorizer, &attrs),
+        check,
+    })
 }
 
 fn resource_check(r: &Value, verb: &Value) -> Result<Value> {
@@ -397,11 +482,17 @@ fn resource_check(r: &Value, verb: &Value) -> Result<Value> {
         label_selector: non_empty(&r.label_selector),
         ..AuthorizationAttributes::default()
     };
-    wrap(authorize(&r.authorizer, &attrs))
+    let mut check = String::new();
+    r.write_expr(&mut check);
+    push_call(&mut check, "check", &[&attrs.verb]);
+    wrap(DecisionVal {
+        decision: authorize(&r.authorizer, &attrs),
+        check,
+    })
 }
 
 fn decision(v: &Value) -> Result<&Decision> {
-    arg::<Decision>(v)
+    arg::<DecisionVal>(v).map(|d| &d.decision)
 }
 
 fn authz_types() -> [Type; 5] {

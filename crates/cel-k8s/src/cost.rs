@@ -25,6 +25,12 @@
 //! | `ip.isCanonical` | `ceil(0.2 × size(arg))` | same |
 //! | `containsIP` | `ceil(0.2 × size(cidr))` (+ `ceil(0.1 × size(string))`) | `1..4` (+ string term) |
 //! | `containsCIDR` | `ceil(0.2 c) + ceil(0.1 c) + 1` (+ string term) | `3..7` (+ string term) |
+//!
+//! The string term of `containsIP` and `containsCIDR`, and the nominal cost of `cidr.ip()`,
+//! depend on the overload id cel-go hands the estimator, not on the argument's value: the id
+//! is there only when the checker resolved a single overload, so a string passed as `dyn`
+//! (`self.ip` of a `map(string, dyn)`) is not charged for parsing
+//! ([`COST_DISTINCT_OVERLOADS`]).
 //! | `quantity isQuantity semver isSemver` | `ceil(0.1 × size(arg))` | same |
 //! | `validate` | `ceil(0.1 (n+1)) × ceil(0.25 × maxRegexSize)` | `ceil(ceil(0.1 n) × 32)` |
 //! | `format.named`, quantity/semver/URL accessors and arithmetic | 1 | 1 |
@@ -241,9 +247,21 @@ pub fn contains_cidr_cost(cidr_size: u64, string_arg_size: Option<u64>) -> u64 {
         .saturating_add(1)
 }
 
-/// The run-time cost Kubernetes' `CallCost` gives a call of `function`, or `None` to fall
-/// through to cel-go's rules. `args` has the receiver first.
-pub fn call_cost(function: &str, args: &[Value], result: &Value) -> Option<u64> {
+/// The overloads whose cost Kubernetes' estimator tells apart from the other overloads of
+/// their function, by the overload id cel-go passes it: `cidr.ip()` is nominal, and the string
+/// forms of `containsIP` and `containsCIDR` pay for parsing their argument. cel-go passes the
+/// id only when the checker resolved exactly one overload (`PlanCall`'s `resolveFunction`);
+/// with a `dyn` argument it passes "", so the string term is not charged even for a string.
+pub const COST_DISTINCT_OVERLOADS: &[&str] = &[
+    "cidr_ip",
+    "cidr_contains_ip_string",
+    "cidr_contains_cidr_string",
+];
+
+/// The run-time cost Kubernetes' `CallCost` gives a call of `function` resolved to `overload`
+/// ("" when the checker left several candidates), or `None` to fall through to cel-go's
+/// rules. `args` has the receiver first.
+pub fn call_cost(function: &str, overload: &str, args: &[Value], result: &Value) -> Option<u64> {
     match function {
         "check" => Some(CHECK_COST),
         f if NOMINAL_FUNCTIONS.contains(&f) => Some(1),
@@ -266,7 +284,7 @@ pub fn call_cost(function: &str, args: &[Value], result: &Value) -> Option<u64> 
         }
         "ip" => {
             let a = args.first()?;
-            if is_type(a, "net.CIDR") {
+            if overload == "cidr_ip" {
                 Some(1)
             } else {
                 Some(traversal(actual_size(a)))
@@ -278,7 +296,11 @@ pub fn call_cost(function: &str, args: &[Value], result: &Value) -> Option<u64> 
                 return None;
             }
             let c = actual_size(&args[0]);
-            let s = matches!(args[1], Value::String(_)).then(|| actual_size(&args[1]));
+            let s = matches!(
+                overload,
+                "cidr_contains_ip_string" | "cidr_contains_cidr_string"
+            )
+            .then(|| actual_size(&args[1]));
             Some(if function == "containsIP" {
                 contains_ip_cost(c, s)
             } else {
@@ -301,10 +323,6 @@ pub fn call_cost(function: &str, args: &[Value], result: &Value) -> Option<u64> 
         }
         _ => None,
     }
-}
-
-fn is_type(v: &Value, name: &str) -> bool {
-    matches!(v, Value::Opaque(o) if o.type_name() == name)
 }
 
 /// The size of an argument, unknown (`0..u64::MAX`) when the checker does not know it.
@@ -412,16 +430,20 @@ fn sized(c: CostRange, size: SizeRange) -> Option<CallEstimate> {
     })
 }
 
-/// Kubernetes' `EstimateCallCost` for a call of `function`. `args` has the receiver first
-/// for member calls (Kubernetes' `target`); `elem_size` estimates list element sizes.
+/// Kubernetes' `EstimateCallCost` for a call of `function`, estimated for one of its
+/// candidate `overload`s (cel-go estimates each candidate and takes the union). `args` has the
+/// receiver first for member calls (Kubernetes' `target`); `elem_size` estimates list element
+/// sizes.
 pub fn estimate_call_cost(
     function: &str,
+    overload: &str,
     args: &[EstimateArg],
     elem_size: Option<&ElementSizeFn>,
 ) -> Option<CallEstimate> {
-    let elem = |t: &Type| -> Option<SizeRange> {
-        match t {
-            Type::List(e) => elem_size.and_then(|f| f(e)),
+    // The host's size of the list's element node, else the size its type suggests.
+    let elem = |a: &EstimateArg| -> Option<SizeRange> {
+        match &a.ty {
+            Type::List(e) => a.elem_size.or_else(|| elem_size.and_then(|f| f(e))),
             _ => None,
         }
     };
@@ -435,7 +457,7 @@ pub fn estimate_call_cost(
         }
         f if LIST_FUNCTIONS.contains(&f) => {
             let t = args.first()?;
-            cost(list_function_estimate(f, &t.ty, size_of(t), elem(&t.ty)))
+            cost(list_function_estimate(f, &t.ty, size_of(t), elem(t)))
         }
         "url" | "jsonpatch.escapeKey" => {
             let [a] = args else { return None };
@@ -469,7 +491,7 @@ pub fn estimate_call_cost(
         }
         "join" => {
             let t = args.first()?;
-            let sz = join_result_size(size_of(t), elem(&t.ty), args.get(1).map(size_of));
+            let sz = join_result_size(size_of(t), elem(t), args.get(1).map(size_of));
             sized(sz.multiply_by_factor(TRAVERSAL), sz)
         }
         "find" | "findAll" => {
@@ -492,10 +514,10 @@ pub fn estimate_call_cost(
         }
         "ip" => {
             let a = args.first()?;
-            if a.ty == Type::String {
-                cost(size_of(a).multiply_by_factor(TRAVERSAL))
-            } else {
+            if overload == "cidr_ip" {
                 cost(CostRange::exact(1))
+            } else {
+                cost(size_of(a).multiply_by_factor(TRAVERSAL))
             }
         }
         "ip.isCanonical" => cost(size_of(args.first()?).multiply_by_factor(2.0 * TRAVERSAL)),
@@ -510,7 +532,10 @@ pub fn estimate_call_cost(
                     .add(ip.multiply_by_factor(TRAVERSAL))
                     .add(CostRange::exact(1));
             }
-            if args[1].ty == Type::String {
+            if matches!(
+                overload,
+                "cidr_contains_ip_string" | "cidr_contains_cidr_string"
+            ) {
                 c = c.add(size_of(&args[1]).multiply_by_factor(TRAVERSAL));
             }
             cost(c)
@@ -609,17 +634,34 @@ impl Library for KubernetesCosts {
     fn contents(&self) -> LibraryContents {
         let mut actual_costs: Vec<(CostKey, ActualCostFn<Value>)> = Vec::new();
         let mut estimated_costs: Vec<(CostKey, EstimateFn)> = Vec::new();
-        for name in covered_functions() {
-            let n = name.to_string();
+        // By function name, as Kubernetes dispatches, for every overload but the few it
+        // tells apart by id (`COST_DISTINCT_OVERLOADS`), whose hooks are keyed by that id.
+        let keys = covered_functions()
+            .into_iter()
+            .map(|name| (CostKey::Function(name.to_string()), name, ""))
+            .chain(COST_DISTINCT_OVERLOADS.iter().map(|&id| {
+                let function = if id == "cidr_ip" {
+                    "ip"
+                } else if id.starts_with("cidr_contains_ip") {
+                    "containsIP"
+                } else {
+                    "containsCIDR"
+                };
+                (CostKey::Overload(id.to_string()), function, id)
+            }));
+        for (key, function, overload) in keys {
             actual_costs.push((
-                CostKey::Function(n.clone()),
-                Arc::new(move |args: &[Value], result: &Value| call_cost(&n, args, result)),
+                key.clone(),
+                Arc::new(move |args: &[Value], result: &Value| {
+                    call_cost(function, overload, args, result)
+                }),
             ));
-            let n = name.to_string();
             let elem = self.elem_size.clone();
             estimated_costs.push((
-                CostKey::Function(n.clone()),
-                Arc::new(move |args: &[EstimateArg]| estimate_call_cost(&n, args, elem.as_ref())),
+                key,
+                Arc::new(move |args: &[EstimateArg]| {
+                    estimate_call_cost(function, overload, args, elem.as_ref())
+                }),
             ));
         }
         LibraryContents {
@@ -639,6 +681,7 @@ mod tests {
             ty,
             size: Some(SizeRange::exact(size)),
             literal: None,
+            elem_size: None,
         }
     }
 
@@ -655,27 +698,33 @@ mod tests {
         // TestListsCost: 10 for the list literal plus the call.
         let e = test_elems();
         let est = |t: Type| {
-            estimate_call_cost("max", &[arg(t, 5)], Some(&e))
+            estimate_call_cost("max", "", &[arg(t, 5)], Some(&e))
                 .unwrap()
                 .cost
         };
         assert_eq!(est(Type::list(Type::Int)), CostRange::exact(5));
         assert_eq!(est(Type::list(Type::String)), CostRange { min: 5, max: 15 });
         let strings = Value::list(vec![Value::from("012345678901"); 5]);
-        assert_eq!(call_cost("max", &[strings], &Value::Null), Some(5));
+        assert_eq!(call_cost("max", "", &[strings], &Value::Null), Some(5));
         assert_eq!(
-            call_cost("sum", &[Value::list(vec![Value::Int(1); 5])], &Value::Null),
+            call_cost(
+                "sum",
+                "",
+                &[Value::list(vec![Value::Int(1); 5])],
+                &Value::Null
+            ),
             Some(5)
         );
         // indexOf on a 50-character string: 5 both ways.
         let s = Value::from("01234567890123456789012345678901234567890123456789");
         assert_eq!(
-            call_cost("indexOf", &[s, Value::from("123")], &Value::Null),
+            call_cost("indexOf", "", &[s, Value::from("123")], &Value::Null),
             Some(5)
         );
         assert_eq!(
             estimate_call_cost(
                 "indexOf",
+                "",
                 &[arg(Type::String, 50), arg(Type::String, 3)],
                 None
             )
@@ -691,9 +740,10 @@ mod tests {
             ty: Type::Int,
             size: Some(SizeRange::exact(1)),
             literal: n.map(cel_cost::Literal::Int),
+            elem_size: None,
         };
         let split = |args: &[EstimateArg]| {
-            estimate_call_cost("split", args, None)
+            estimate_call_cost("split", "", args, None)
                 .unwrap()
                 .result_size
                 .unwrap()
@@ -741,6 +791,7 @@ mod tests {
         assert_eq!(regex_cost(7, 30), 8);
         let v = estimate_call_cost(
             "validate",
+            "",
             &[
                 arg(Type::opaque(crate::format::FORMAT_TYPE), 1),
                 arg(Type::String, 7),
@@ -796,6 +847,7 @@ mod tests {
         assert_eq!(contains_cidr_cost(2, None), 3);
         let ci = estimate_call_cost(
             "containsIP",
+            "",
             &[
                 arg(Type::opaque("net.CIDR"), 2),
                 arg(Type::opaque("net.IP"), 4),
@@ -806,6 +858,7 @@ mod tests {
         assert_eq!(ci.cost, CostRange { min: 1, max: 4 });
         let cc = estimate_call_cost(
             "containsCIDR",
+            "",
             &[
                 arg(Type::opaque("net.CIDR"), 2),
                 arg(Type::opaque("net.CIDR"), 4),
@@ -814,12 +867,40 @@ mod tests {
         )
         .unwrap();
         assert_eq!(cc.cost, CostRange { min: 3, max: 7 });
-        assert_eq!(call_cost("check", &[], &Value::Null), Some(CHECK_COST));
-        assert_eq!(call_cost("getHost", &[], &Value::Null), Some(1));
-        assert_eq!(call_cost("charAt", &[], &Value::Null), None);
+        // The string forms add a traversal of the string, but only when the checker resolved
+        // the string overload: with a `dyn` argument cel-go passes no overload id.
+        let cidr16 = cel_ext::network::parse_cidr("192.168.0.0/16")
+            .unwrap()
+            .into_value();
+        let ip_text = Value::from("192.168.1.1");
+        assert_eq!(
+            call_cost(
+                "containsIP",
+                "cidr_contains_ip_string",
+                &[cidr16.clone(), ip_text.clone()],
+                &Value::Null
+            ),
+            Some(3)
+        );
+        assert_eq!(
+            call_cost(
+                "containsIP",
+                "",
+                &[cidr16.clone(), ip_text.clone()],
+                &Value::Null
+            ),
+            Some(1)
+        );
+        assert_eq!(
+            call_cost("containsCIDR", "", &[cidr16, ip_text], &Value::Null),
+            Some(3)
+        );
+        assert_eq!(call_cost("check", "", &[], &Value::Null), Some(CHECK_COST));
+        assert_eq!(call_cost("getHost", "", &[], &Value::Null), Some(1));
+        assert_eq!(call_cost("charAt", "", &[], &Value::Null), None);
         assert_eq!(double_traversal(39), 8);
         assert_eq!(
-            estimate_call_cost("url", &[arg(Type::String, 27)], None)
+            estimate_call_cost("url", "", &[arg(Type::String, 27)], None)
                 .unwrap()
                 .cost,
             CostRange::exact(3)

@@ -6,13 +6,19 @@
 //! | `format.<name>` | `format.dns1123Label() -> kubernetes.NamedFormat` (one per name) | `format.dns1123Label()` |
 //! | `validate` | `kubernetes.NamedFormat.validate(string) -> optional(list(string))` | `format.dns1123Label().validate('my-name') == optional.none()` |
 //!
-//! Names: `dns1123Label`, `dns1123Subdomain`, `dns1035Label`, `qualifiedName`, `portName`,
+//! Names: `dns1123Label`, `dns1123Subdomain`, `dns1035Label`, `qualifiedName`,
 //! `dns1123LabelPrefix`, `dns1123SubdomainPrefix`, `dns1035LabelPrefix`, `labelValue`,
 //! `uri`, `uuid`, `byte`, `date`, `datetime` (case-sensitive; unknown names give
 //! `optional.none()`). `validate` returns `optional.none()` for a valid string and otherwise
 //! the list of Kubernetes' validation messages. The `*Prefix` forms first replace the last
 //! two characters of a string longer than one character that ends in `-` by `a`, as
 //! Kubernetes' name-prefix validation does.
+//!
+//! The messages are apimachinery's, as each Kubernetes release vendors it ([`Messages`]): from
+//! 1.35 (apimachinery v0.35) `qualifiedName` and `labelValue` use the `validate/content`
+//! package, whose length errors say "bytes" (`must be no more than 63 bytes`) and whose
+//! qualified-name error speaks of "a valid label key"; the DNS formats keep
+//! `util/validation`'s "characters".
 //!
 //! Costs: `format.named` 1; `validate` at run time
 //! `ceil(0.1 × (size(string) + 1)) × ceil(0.25 × maxRegexSize(format))`, statically
@@ -50,19 +56,67 @@ pub struct NamedFormat {
     pub name: &'static str,
     /// The size of the regular expression Kubernetes charges for (`MaxRegexSize`).
     pub max_regex_size: u64,
-    validate: fn(&str) -> Vec<String>,
+    validate: fn(&str, Messages) -> Vec<String>,
 }
 
 impl NamedFormat {
-    /// The validation messages for a string (empty when valid).
+    /// The validation messages for a string (empty when valid), in the newest Kubernetes'
+    /// words.
     pub fn validate(&self, s: &str) -> Vec<String> {
-        (self.validate)(s)
+        (self.validate)(s, Messages::NEWEST)
+    }
+
+    /// The validation messages for a string, in the words of a version of apimachinery.
+    pub fn validate_with(&self, s: &str, messages: Messages) -> Vec<String> {
+        (self.validate)(s, messages)
+    }
+}
+
+/// Which apimachinery wrote the validation messages (Kubernetes vendors a new one with each
+/// release; the messages changed once for the formats here).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Messages {
+    /// apimachinery v0.31 to v0.34 (Kubernetes 1.31 to 1.34): `pkg/util/validation` for
+    /// everything, lengths in "characters", "a qualified name ...".
+    V0_31,
+    /// apimachinery v0.35 and later (Kubernetes 1.35 on, including the development branch):
+    /// `qualifiedName` and `labelValue` come from `pkg/api/validate/content` (`IsLabelKey`,
+    /// `IsLabelValue`), lengths in "bytes", "a valid label key ...".
+    V0_35,
+}
+
+impl Messages {
+    /// The newest.
+    pub const NEWEST: Messages = Messages::V0_35;
+
+    /// The messages of a Kubernetes release.
+    pub fn for_kubernetes(version: crate::KubeVersion) -> Messages {
+        if version < crate::KubeVersion::new(1, 35) {
+            Messages::V0_31
+        } else {
+            Messages::V0_35
+        }
+    }
+
+    /// The unit of `MaxLenError` in the `content` package's messages (used by
+    /// `qualifiedName` and `labelValue`).
+    fn content_unit(self) -> &'static str {
+        match self {
+            Messages::V0_31 => "characters",
+            Messages::V0_35 => "bytes",
+        }
     }
 }
 
 impl OpaqueValue for NamedFormat {
     fn type_name(&self) -> &str {
         FORMAT_TYPE
+    }
+    /// `format.dns1123Label()`.
+    fn write_cel(&self, out: &mut String) {
+        out.push_str("format.");
+        out.push_str(self.key);
+        out.push_str("()");
     }
     fn equals(&self, other: &dyn OpaqueValue) -> bool {
         other
@@ -76,24 +130,24 @@ impl OpaqueValue for NamedFormat {
 }
 
 /// Every named format, in Kubernetes' order.
-pub const FORMATS: [NamedFormat; 14] = [
+pub const FORMATS: [NamedFormat; 13] = [
     NamedFormat {
         key: "dns1123Label",
         name: "DNS1123Label",
         max_regex_size: 30,
-        validate: |s| dns1123_label(s),
+        validate: |s, _| dns1123_label(s),
     },
     NamedFormat {
         key: "dns1123Subdomain",
         name: "DNS1123Subdomain",
         max_regex_size: 60,
-        validate: |s| dns1123_subdomain(s),
+        validate: |s, _| dns1123_subdomain(s),
     },
     NamedFormat {
         key: "dns1035Label",
         name: "DNS1035Label",
         max_regex_size: 30,
-        validate: |s| dns1035_label(s),
+        validate: |s, _| dns1035_label(s),
     },
     NamedFormat {
         key: "qualifiedName",
@@ -102,28 +156,22 @@ pub const FORMATS: [NamedFormat; 14] = [
         validate: qualified_name,
     },
     NamedFormat {
-        key: "portName",
-        name: "PortName",
-        max_regex_size: 20,
-        validate: port_name,
-    },
-    NamedFormat {
         key: "dns1123LabelPrefix",
         name: "DNS1123LabelPrefix",
         max_regex_size: 30,
-        validate: |s| dns1123_label(&mask_trailing_dash(s)),
+        validate: |s, _| dns1123_label(&mask_trailing_dash(s)),
     },
     NamedFormat {
         key: "dns1123SubdomainPrefix",
         name: "DNS1123SubdomainPrefix",
         max_regex_size: 60,
-        validate: |s| dns1123_subdomain(&mask_trailing_dash(s)),
+        validate: |s, _| dns1123_subdomain(&mask_trailing_dash(s)),
     },
     NamedFormat {
         key: "dns1035LabelPrefix",
         name: "DNS1035LabelPrefix",
         max_regex_size: 30,
-        validate: |s| dns1035_label(&mask_trailing_dash(s)),
+        validate: |s, _| dns1035_label(&mask_trailing_dash(s)),
     },
     NamedFormat {
         key: "labelValue",
@@ -135,7 +183,7 @@ pub const FORMATS: [NamedFormat; 14] = [
         key: "uri",
         name: "URI",
         max_regex_size: 1103,
-        validate: |s| match crate::urls::parse_request_uri(s) {
+        validate: |s, _| match crate::urls::parse_request_uri(s) {
             Ok(_) => Vec::new(),
             Err(e) => vec![e],
         },
@@ -144,25 +192,25 @@ pub const FORMATS: [NamedFormat; 14] = [
         key: "uuid",
         name: "uuid",
         max_regex_size: 70,
-        validate: |s| fail_unless(is_uuid(s), "does not match the UUID format"),
+        validate: |s, _| fail_unless(is_uuid(s), "does not match the UUID format"),
     },
     NamedFormat {
         key: "byte",
         name: "byte",
         max_regex_size: 84,
-        validate: |s| fail_unless(is_base64(s), "invalid base64"),
+        validate: |s, _| fail_unless(is_base64(s), "invalid base64"),
     },
     NamedFormat {
         key: "date",
         name: "date",
         max_regex_size: 71,
-        validate: |s| fail_unless(is_date(s), "invalid date"),
+        validate: |s, _| fail_unless(is_date(s), "invalid date"),
     },
     NamedFormat {
         key: "datetime",
         name: "datetime",
         max_regex_size: 71,
-        validate: |s| fail_unless(is_datetime(s), "invalid datetime"),
+        validate: |s, _| fail_unless(is_datetime(s), "invalid datetime"),
     },
 ];
 
@@ -195,7 +243,12 @@ fn mask_trailing_dash(s: &str) -> String {
 }
 
 fn max_len_error(n: usize) -> String {
-    format!("must be no more than {n} characters")
+    max_len_error_in(n, "characters")
+}
+
+/// `MaxLenError`: "characters" in `util/validation`, "bytes" in `validate/content` (v0.35+).
+fn max_len_error_in(n: usize, unit: &str) -> String {
+    format!("must be no more than {n} {unit}")
 }
 
 /// Kubernetes' `RegexError`: the message, the examples and the regular expression.
@@ -289,11 +342,16 @@ pub fn dns1123_label(s: &str) -> Vec<String> {
     errs
 }
 
-/// Kubernetes' `IsDNS1123Subdomain`.
+/// Kubernetes' `IsDNS1123Subdomain` (`util/validation`).
 pub fn dns1123_subdomain(s: &str) -> Vec<String> {
+    dns1123_subdomain_in(s, "characters")
+}
+
+/// `IsDNS1123Subdomain` with the length error's unit ("bytes" in `validate/content`).
+fn dns1123_subdomain_in(s: &str, unit: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if s.len() > 253 {
-        errs.push(max_len_error(253));
+        errs.push(max_len_error_in(253, unit));
     }
     if !is_dns1123_subdomain(s) {
         errs.push(regex_error(
@@ -321,8 +379,9 @@ pub fn dns1035_label(s: &str) -> Vec<String> {
     errs
 }
 
-/// Kubernetes' `IsQualifiedName`.
-pub fn qualified_name(s: &str) -> Vec<String> {
+/// Kubernetes' `IsQualifiedName` (from apimachinery v0.35, `content.IsLabelKey`).
+pub fn qualified_name(s: &str, messages: Messages) -> Vec<String> {
+    let unit = messages.content_unit();
     let mut errs = Vec::new();
     let parts: Vec<&str> = s.split('/').collect();
     let name = match parts.as_slice() {
@@ -332,7 +391,7 @@ pub fn qualified_name(s: &str) -> Vec<String> {
                 errs.push("prefix part must be non-empty".to_string());
             } else {
                 errs.extend(
-                    dns1123_subdomain(prefix)
+                    dns1123_subdomain_in(prefix, unit)
                         .into_iter()
                         .map(|m| format!("prefix part {m}")),
                 );
@@ -340,8 +399,12 @@ pub fn qualified_name(s: &str) -> Vec<String> {
             *name
         }
         _ => {
+            let what = match messages {
+                Messages::V0_31 => "a qualified name",
+                Messages::V0_35 => "a valid label key",
+            };
             errs.push(format!(
-                "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+                "{what} {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
                 regex_error(
                     QUALIFIED_NAME_MSG,
                     QUALIFIED_NAME_FMT,
@@ -354,7 +417,7 @@ pub fn qualified_name(s: &str) -> Vec<String> {
     if name.is_empty() {
         errs.push("name part must be non-empty".to_string());
     } else if name.len() > 63 {
-        errs.push(format!("name part {}", max_len_error(63)));
+        errs.push(format!("name part {}", max_len_error_in(63, unit)));
     }
     if !is_qualified_name_part(name) {
         errs.push(format!(
@@ -369,11 +432,11 @@ pub fn qualified_name(s: &str) -> Vec<String> {
     errs
 }
 
-/// Kubernetes' `IsValidLabelValue`.
-pub fn label_value(s: &str) -> Vec<String> {
+/// Kubernetes' `IsValidLabelValue` (from apimachinery v0.35, `content.IsLabelValue`).
+pub fn label_value(s: &str, messages: Messages) -> Vec<String> {
     let mut errs = Vec::new();
     if s.len() > 63 {
-        errs.push(max_len_error(63));
+        errs.push(max_len_error_in(63, messages.content_unit()));
     }
     if !(s.is_empty() || is_qualified_name_part(s)) {
         errs.push(regex_error(
@@ -381,29 +444,6 @@ pub fn label_value(s: &str) -> Vec<String> {
             LABEL_VALUE_FMT,
             &["MyValue", "my_value", "12345"],
         ));
-    }
-    errs
-}
-
-/// Kubernetes' `IsValidPortName`.
-pub fn port_name(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 15 {
-        errs.push(max_len_error(15));
-    }
-    if s.is_empty() || !s.bytes().all(|b| lower_alnum(b) || b == b'-') {
-        errs.push(
-            "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)".to_string(),
-        );
-    }
-    if !s.bytes().any(|b| b.is_ascii_lowercase()) {
-        errs.push("must contain at least one letter (a-z)".to_string());
-    }
-    if s.contains("--") {
-        errs.push("must not contain consecutive hyphens".to_string());
-    }
-    if s.starts_with('-') || s.ends_with('-') {
-        errs.push("must not begin or end with a hyphen".to_string());
     }
     errs
 }
@@ -517,9 +557,33 @@ pub fn is_datetime(s: &str) -> bool {
     matched && &time[0..2] <= "23" && &time[3..5] <= "59" && &time[6..8] <= "59"
 }
 
-/// Kubernetes' format library.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Format;
+/// Kubernetes' format library, with the validation messages of one apimachinery.
+#[derive(Clone, Copy, Debug)]
+pub struct Format {
+    messages: Messages,
+}
+
+impl Default for Format {
+    fn default() -> Self {
+        Format {
+            messages: Messages::NEWEST,
+        }
+    }
+}
+
+impl Format {
+    /// The library as Kubernetes `version` has it (its apimachinery's messages).
+    pub fn for_kubernetes(version: crate::KubeVersion) -> Format {
+        Format {
+            messages: Messages::for_kubernetes(version),
+        }
+    }
+
+    /// The messages `validate` reports in.
+    pub fn messages(&self) -> Messages {
+        self.messages
+    }
+}
 
 impl Library for Format {
     fn name(&self) -> &str {
@@ -546,7 +610,13 @@ impl Library for Format {
             ),
         ];
         let mut implementations: Vec<(String, Implementation)> = vec![
-            ("format-validate".into(), Implementation::Binary(validate)),
+            ("format-validate".into(), {
+                let messages = self.messages;
+                Implementation::Host(Arc::new(move |args: &[Value]| match args {
+                    [f, s] => validate_with(f, s, messages),
+                    _ => Err(Error::no_such_overload()),
+                }))
+            }),
             ("format-named".into(), Implementation::Unary(named)),
         ];
         for f in &FORMATS {
@@ -585,12 +655,17 @@ pub fn named(name: &Value) -> Result<Value> {
     })
 }
 
-/// `f.validate(s)`.
+/// `f.validate(s)`, in the newest Kubernetes' words.
 pub fn validate(f: &Value, s: &Value) -> Result<Value> {
+    validate_with(f, s, Messages::NEWEST)
+}
+
+/// `f.validate(s)`, in the words of an apimachinery version.
+pub fn validate_with(f: &Value, s: &Value, messages: Messages) -> Result<Value> {
     let (Some(f), Some(s)) = (opaque::<NamedFormat>(f), string_arg(s)) else {
         return Err(Error::no_such_overload());
     };
-    let errs = f.validate(s);
+    let errs = f.validate_with(s, messages);
     Ok(if errs.is_empty() {
         Value::optional_none()
     } else {
@@ -618,6 +693,18 @@ mod tests {
                 .validate("my-label-prefix-")
                 .is_empty()
         );
+        let long = "a".repeat(64);
+        assert_eq!(
+            label_value(&long, Messages::V0_31),
+            vec!["must be no more than 63 characters"]
+        );
+        assert_eq!(
+            label_value(&long, Messages::V0_35),
+            vec!["must be no more than 63 bytes"]
+        );
+        assert!(qualified_name("a/b/c", Messages::V0_35)[0].starts_with("a valid label key "));
+        assert!(qualified_name("a/b/c", Messages::V0_31)[0].starts_with("a qualified name "));
+        assert!(lookup("portName").is_none());
         assert!(is_uuid("123e4567-e89b-12d3-a456-426614174000"));
         assert!(is_uuid("123E4567E89B12D3A456426614174000"));
         assert!(!is_uuid("123e4567-e89b-12d3-a456-42661417400"));

@@ -9,7 +9,7 @@
 //! | [`urls`] | [`Urls`] | 1.23 | `url`, `isURL`, `getScheme`, `getHost`, `getHostname`, `getPort`, `getEscapedPath`, `getQuery` |
 //! | [`authz`] | [`Authz`], [`AuthzSelectors`] | 1.27, 1.31 | `path`, `group`, `serviceAccount`, `resource`, `subresource`, `namespace`, `name`, `check`, `allowed`, `reason`, `errored`, `error`; `fieldSelector`, `labelSelector` |
 //! | [`quantity`] | [`QuantityLib`] | 1.28 | `quantity`, `isQuantity`, `sign`, `add`, `sub`, `compareTo`, `isLessThan`, `isGreaterThan`, `isInteger`, `asInteger`, `asApproximateFloat` |
-//! | [`format`] | [`Format`] | 1.31 | `format.named`, `format.<name>()`, `validate` |
+//! | [`format`](mod@format) | [`Format`] | 1.31 | `format.named`, `format.<name>()`, `validate` (messages of the release's apimachinery) |
 //! | [`semver`] | [`SemverLib`] | 1.31 (v0), 1.33 (v1) | `semver`, `isSemver` (v1: with `normalize`), `major`, `minor`, `patch`, `compareTo`, `isLessThan`, `isGreaterThan` |
 //! | [`jsonpatch`] | [`JsonPatch`] | mutating admission policies | `jsonpatch.escapeKey` |
 //!
@@ -19,7 +19,10 @@
 //! [`profile`].
 //!
 //! The IP and CIDR libraries (`net.IP`, `net.CIDR`) live in `cel-ext` (cel-go's network
-//! extension); the profile refers to them there.
+//! extension); the profile refers to them there. Where a release's own code differs from the
+//! newest (the optional library of the cel-go it pins, apimachinery's validation messages), the
+//! profile builds the libraries as that release has them. Library values print as the CEL that
+//! rebuilds them (`quantity("70k")`, `authorizer.path("/healthz")`).
 //!
 //! Nothing here panics on any input; parsers bound their work by the input's length, and the
 //! arbitrary-precision quantity arithmetic refuses results that would need more than

@@ -19,6 +19,12 @@
 //! | 1.34 | `ext.Lists` v3 |
 //! | 1.37 | `lists` v1 (`includes`) |
 //!
+//! Kubernetes enables the optional-types library without a version (`cel.OptionalTypes()`),
+//! which is the newest version the cel-go it was built with knows
+//! ([`optional_types_version`]): version 0 (no `optFlatMap`) with cel-go v0.16 (1.28),
+//! version 1 with v0.17 to v0.22 (1.29 to 1.32), version 2 (`first`, `last`,
+//! `optional.unwrap`, `unwrapOpt`) from v0.23.2 (1.33 on). Stored expressions get the newest.
+//!
 //! `jsonpatch` is not part of the base environment (only of mutating admission policies);
 //! [`KubernetesProfile::with_jsonpatch`] adds it.
 
@@ -118,6 +124,8 @@ pub struct ProfileOptions {
     pub cross_type_numeric_comparisons: bool,
     /// Optional types and syntax (1.28+).
     pub optional_types: bool,
+    /// The optional-types library's version (see [`optional_types_version`]).
+    pub optional_types_version: u32,
     /// Timestamp accessors without a time zone use UTC (always).
     pub default_utc_time_zone: bool,
     /// Declarations are validated when the environment is built (always).
@@ -161,6 +169,20 @@ pub struct KubernetesProfile {
     pub libraries: Vec<LibraryRef>,
     /// The options.
     pub options: ProfileOptions,
+}
+
+/// The optional-types library Kubernetes `version` gets from `cel.OptionalTypes()`: the
+/// newest version the cel-go it pins knows (`go.mod` of `k8s.io/apiserver` at each release:
+/// 1.28 v0.16, 1.29 v0.17.7, 1.30 v0.17.8, 1.31 v0.20.1, 1.32 v0.22.0, 1.33 v0.23.2, 1.34 to
+/// 1.36 v0.26.0, 1.37 v0.29.2). cel-go v0.16 had no versions (its library is version 0: no
+/// `optFlatMap`); v0.17 added `optFlatMap` as version 1; v0.23 added `first`, `last`,
+/// `optional.unwrap` and `unwrapOpt` as version 2 (`cel/library.go`).
+pub fn optional_types_version(version: KubeVersion) -> u32 {
+    match version.minor {
+        ..=28 => 0,
+        29..=32 => 1,
+        _ => 2,
+    }
 }
 
 /// One entry of Kubernetes' base environment table.
@@ -237,6 +259,10 @@ impl KubernetesProfile {
             homogeneous_aggregate_literals: true,
             cross_type_numeric_comparisons: false,
             optional_types: false,
+            optional_types_version: optional_types_version(match kind {
+                ExpressionKind::NewExpressions => version,
+                ExpressionKind::StoredExpressions => KubeVersion::NEWEST,
+            }),
             default_utc_time_zone: true,
             eagerly_validate_declarations: true,
             validate_duration_literals: false,
@@ -299,6 +325,16 @@ impl KubernetesProfile {
         self
     }
 
+    /// The release whose code (cel-go, apimachinery) the environment runs: the version itself
+    /// for new expressions, the newest for stored expressions (which use the newest of
+    /// everything).
+    pub fn release(&self) -> KubeVersion {
+        match self.kind {
+            ExpressionKind::NewExpressions => self.version,
+            ExpressionKind::StoredExpressions => KubeVersion::NEWEST,
+        }
+    }
+
     /// Whether the profile includes a library (by name, any version).
     pub fn has(&self, name: &str) -> bool {
         self.libraries.iter().any(|l| match l {
@@ -313,7 +349,7 @@ impl KubernetesProfile {
     pub fn libraries(&self) -> Vec<Box<dyn Library>> {
         let mut out: Vec<Box<dyn Library>> = Vec::new();
         for l in &self.libraries {
-            if let Some(lib) = instantiate(l)
+            if let Some(lib) = instantiate(l, self.release())
                 && !out.iter().any(|o| o.name() == lib.name())
             {
                 out.push(lib);
@@ -327,13 +363,15 @@ impl KubernetesProfile {
     pub fn missing_libraries(&self) -> Vec<LibraryRef> {
         self.libraries
             .iter()
-            .filter(|l| instantiate(l).is_none())
+            .filter(|l| instantiate(l, self.release()).is_none())
             .copied()
             .collect()
     }
 }
 
-fn instantiate(l: &LibraryRef) -> Option<Box<dyn Library>> {
+/// Instantiates a library as Kubernetes `release` builds it: the `format` library reports the
+/// validation messages of the apimachinery that release vendors.
+fn instantiate(l: &LibraryRef, release: KubeVersion) -> Option<Box<dyn Library>> {
     Some(match *l {
         LibraryRef::Kubernetes { name, version } => match name {
             "k8s.urls" => Box::new(Urls),
@@ -342,7 +380,7 @@ fn instantiate(l: &LibraryRef) -> Option<Box<dyn Library>> {
             "kubernetes.authz" => Box::new(Authz),
             "kubernetes.authzSelectors" => Box::new(AuthzSelectors),
             "kubernetes.quantity" => Box::new(QuantityLib),
-            "format" => Box::new(Format),
+            "format" => Box::new(Format::for_kubernetes(release)),
             "kubernetes.Semver" => Box::new(SemverLib::version(version)),
             "kubernetes.jsonpatch" => Box::new(JsonPatch),
             "kubernetes.costs" => Box::new(KubernetesCosts::default()),
@@ -350,7 +388,15 @@ fn instantiate(l: &LibraryRef) -> Option<Box<dyn Library>> {
         },
         LibraryRef::CelExt { name, version } => match name {
             "two-var-comprehensions" => Box::new(cel_ext::TwoVarComprehensions),
-            "strings" => Box::new(cel_ext::Strings::version(version)),
+            // Kubernetes 1.33 moved to golang.org/x/text v0.23.0, whose CLDR data writes `%e`
+            // without spaces around `×` (validation_test.go's rule changed with it).
+            "strings" => Box::new(cel_ext::Strings::version(version).legacy_exponent(
+                if release >= KubeVersion::new(1, 33) {
+                    cel_ext::strings::legacy::ExponentStyle::Tight
+                } else {
+                    cel_ext::strings::legacy::ExponentStyle::Spaced
+                },
+            )),
             "sets" => Box::new(cel_ext::Sets),
             "lists" => Box::new(cel_ext::Lists::version(version)),
             // cel-ext has one network library for both of Kubernetes' `ip` and `cidr`; an
@@ -409,6 +455,12 @@ mod tests {
         assert_eq!(lists(&p(36, NewExpressions)), Some(0));
         assert_eq!(lists(&p(37, NewExpressions)), Some(1));
         assert_eq!(lists(&p(36, StoredExpressions)), Some(1));
+        let opt = |p: &KubernetesProfile| p.options.optional_types_version;
+        assert_eq!(opt(&p(28, NewExpressions)), 0);
+        assert_eq!(opt(&p(29, NewExpressions)), 1);
+        assert_eq!(opt(&p(32, NewExpressions)), 1);
+        assert_eq!(opt(&p(33, NewExpressions)), 2);
+        assert_eq!(opt(&p(28, StoredExpressions)), 2);
         assert!(!p(30, NewExpressions).options.keyword_field_names);
         assert!(p(31, NewExpressions).options.keyword_field_names);
         assert!(p(23, NewExpressions).has("strings"));

@@ -90,9 +90,35 @@ impl Semver {
     }
 }
 
+impl std::fmt::Display for Semver {
+    /// blang/semver's `Version.String()`: `major.minor.patch`, then `-` and the prerelease
+    /// identifiers, then `+` and the build metadata, each joined by dots.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)?;
+        for (i, p) in self.pre.iter().enumerate() {
+            f.write_str(if i == 0 { "-" } else { "." })?;
+            match p {
+                PreRelease::Num(n) => write!(f, "{n}")?,
+                PreRelease::Str(s) => f.write_str(s)?,
+            }
+        }
+        for (i, b) in self.build.iter().enumerate() {
+            f.write_str(if i == 0 { "+" } else { "." })?;
+            f.write_str(b)?;
+        }
+        Ok(())
+    }
+}
+
 impl OpaqueValue for Semver {
     fn type_name(&self) -> &str {
         SEMVER_TYPE
+    }
+    /// `semver("1.2.3-rc.1+build")`, which parses back to the same version.
+    fn write_cel(&self, out: &mut String) {
+        out.push_str("semver(");
+        cel_runtime::format::push_string_literal(out, &self.to_string());
+        out.push(')');
     }
     fn equals(&self, other: &dyn OpaqueValue) -> bool {
         other

@@ -74,6 +74,13 @@ impl OpaqueValue for Url {
     fn type_name(&self) -> &str {
         URL_TYPE
     }
+    /// `url("https://example.com/a")`, the URL as Go's `URL.String()` writes it (what
+    /// equality compares).
+    fn write_cel(&self, out: &mut String) {
+        out.push_str("url(");
+        cel_runtime::format::push_string_literal(out, &self.to_go_string());
+        out.push(')');
+    }
     fn equals(&self, other: &dyn OpaqueValue) -> bool {
         other
             .as_any()

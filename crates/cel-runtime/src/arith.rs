@@ -199,6 +199,16 @@ pub fn concat_bytes(a: &Arc<[u8]>, b: &Arc<[u8]>) -> Result<Arc<[u8]>> {
 /// [`limits::MAX_LIST_ELEMENTS`] is an error (cel-go charges 1 for any concatenation, so
 /// the cost limit does not bound it).
 pub fn concat_lists(a: &Arc<ListValue>, b: &Arc<ListValue>) -> Result<Arc<ListValue>> {
+    // A set or map list on the left makes `+` a union or a merge (Kubernetes' list types).
+    match a.semantics.as_deref() {
+        None => {}
+        Some(crate::object::ListSemantics::Set) => {
+            return crate::object::set_union(a, b).map(Arc::new);
+        }
+        Some(crate::object::ListSemantics::Map { keys }) => {
+            return crate::object::map_list_merge(a, keys, b).map(Arc::new);
+        }
+    }
     if b.is_empty() {
         return Ok(a.clone());
     }
@@ -209,7 +219,7 @@ pub fn concat_lists(a: &Arc<ListValue>, b: &Arc<ListValue>) -> Result<Arc<ListVa
     let mut items = Vec::with_capacity(a.len() + b.len());
     items.extend(a.iter().cloned());
     items.extend(b.iter().cloned());
-    Ok(Arc::new(ListValue { items }))
+    Ok(Arc::new(ListValue::new(items)))
 }
 
 /// `_+_` on any operands.

@@ -13,6 +13,7 @@
 
 use std::cmp::Ordering;
 
+use crate::object::{self, ListSemantics};
 use crate::{Error, Key, KeyRef, ListValue, MapValue, Result, Value};
 
 /// 2^63 as a double.
@@ -166,6 +167,8 @@ fn shallow_equals(a: &Value, b: &Value) -> Option<bool> {
                 return None;
             }
         }
+        (Value::Object(_), Value::Object(_) | Value::Map(_))
+        | (Value::Map(_), Value::Object(_)) => return None,
         _ => false,
     })
 }
@@ -181,9 +184,33 @@ pub fn equals(a: &Value, b: &Value) -> bool {
             Some(true) => {}
             Some(false) => return false,
             None => match (a, b) {
-                (Value::List(x), Value::List(y)) => {
-                    // Compare in order: push the pairs so the first is popped first.
-                    work.extend(x.iter().zip(y.iter()).rev());
+                (Value::List(x), Value::List(y)) => match x.semantics.as_deref() {
+                    None => {
+                        // Compare in order: push the pairs so the first is popped first.
+                        work.extend(x.iter().zip(y.iter()).rev());
+                    }
+                    // A set or map list on the left ignores order. Kubernetes fails on sets
+                    // of aggregates, which a structural schema cannot declare; such a set
+                    // is simply unequal here.
+                    Some(ListSemantics::Set) => {
+                        if !matches!(object::set_equals(x, y), Ok(true)) {
+                            return false;
+                        }
+                    }
+                    Some(ListSemantics::Map { keys }) => match object::map_list_pairs(x, keys, y) {
+                        Some(pairs) => work.extend(pairs.into_iter().rev()),
+                        None => return false,
+                    },
+                },
+                (Value::Object(x), Value::Object(y)) => {
+                    if !object::object_equality_pairs(x, y, &mut work) {
+                        return false;
+                    }
+                }
+                (Value::Object(o), Value::Map(m)) | (Value::Map(m), Value::Object(o)) => {
+                    if !object::object_map_equality_pairs(o, m, &mut work) {
+                        return false;
+                    }
                 }
                 (Value::Map(x), Value::Map(y)) => {
                     for (k, v) in x.iter() {
@@ -203,6 +230,8 @@ pub fn equals(a: &Value, b: &Value) -> bool {
 
 /// `elem in list`: whether any element equals `elem` under [`equals`].
 pub fn in_list(elem: &Value, list: &ListValue) -> bool {
+    // (Elements are compared with `elem` on the right, so a set or map list element never
+    // changes the meaning.)
     match elem {
         // A string equals only a string with the same contents: the common case (sets of
         // names) needs no general comparison.
@@ -236,6 +265,9 @@ pub fn in_value(elem: &Value, container: &Value) -> Result<Value> {
     match container {
         Value::List(l) => Ok(Value::Bool(in_list(elem, l))),
         Value::Map(m) => Ok(Value::Bool(in_map(elem, m))),
+        Value::Object(o) => Ok(Value::Bool(
+            matches!(elem, Value::String(k) if o.get(k).is_some()),
+        )),
         _ => Err(Error::no_such_overload()),
     }
 }

@@ -169,7 +169,7 @@ pub fn type_of(v: &Value) -> Value {
         Value::String(_) => static_type(&STRING, || Type::String),
         Value::Bytes(_) => static_type(&BYTES, || Type::Bytes),
         Value::List(_) => static_type(&LIST, || Type::list(Type::Dyn)),
-        Value::Map(_) => static_type(&MAP, || Type::map(Type::Dyn, Type::Dyn)),
+        Value::Map(_) | Value::Object(_) => static_type(&MAP, || Type::map(Type::Dyn, Type::Dyn)),
         Value::Timestamp(_) => static_type(&TS, || Type::Timestamp),
         Value::Duration(_) => static_type(&DUR, || Type::Duration),
         Value::Type(_) => static_type(&TYPE, || Type::Type(None)),

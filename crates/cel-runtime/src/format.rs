@@ -9,7 +9,7 @@
 //! ten thousand levels deep prints without growing the call stack.
 
 use std::cmp::Ordering;
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 
 use crate::{Key, Value};
 
@@ -279,6 +279,7 @@ enum Style {
 enum Task<'a> {
     Value(&'a Value),
     Key(&'a Key),
+    Name(&'a str),
     Text(&'static str),
 }
 
@@ -293,6 +294,10 @@ fn write_value(v: &Value, style: Style) -> String {
             }
             Task::Key(k) => {
                 push_key_literal(&mut out, k);
+                continue;
+            }
+            Task::Name(k) => {
+                push_string_literal(&mut out, k);
                 continue;
             }
             Task::Value(v) => v,
@@ -327,9 +332,9 @@ fn write_value(v: &Value, style: Style) -> String {
                 work.push(Task::Value(inner));
             }
             Value::Opaque(o) => {
-                // Opaque values have no literal form: both styles show the type and contents.
+                // Library values write the expression that rebuilds them, in both styles.
                 let _ = style;
-                let _ = write!(out, "{}({:?})", o.type_name(), o);
+                o.write_cel(&mut out);
             }
             Value::Message(m) => {
                 let _ = write!(out, "{}{{{}}}", m.type_name(), m.message().to_text_format());
@@ -339,6 +344,22 @@ fn write_value(v: &Value, style: Style) -> String {
                 work.push(Task::Text("]"));
                 for (i, item) in l.iter().enumerate().rev() {
                     work.push(Task::Value(item));
+                    if i > 0 {
+                        work.push(Task::Text(", "));
+                    }
+                }
+            }
+            Value::Object(o) => {
+                // Written as the map of its data (property names as in the data, sorted),
+                // which is what it is at run time.
+                out.push('{');
+                work.push(Task::Text("}"));
+                let mut entries: Vec<(&str, &Value)> = o.data_entries().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                for (i, (k, v)) in entries.into_iter().enumerate().rev() {
+                    work.push(Task::Value(v));
+                    work.push(Task::Text(": "));
+                    work.push(Task::Name(k));
                     if i > 0 {
                         work.push(Task::Text(", "));
                     }
@@ -379,8 +400,9 @@ fn push_key_literal(out: &mut String, k: &Key) {
 /// Writes the value as CEL source that evaluates back to the same value: `5`, `5u`, `2.0`,
 /// `"s"`, `b"\x00"`, `[1, 2]`, `{"a": 1}` (keys sorted by [`key_order`]), `null`,
 /// `timestamp("2023-01-01T00:00:00Z")`, `duration("3s")`, `optional.of(1)`,
-/// `optional.none()`, and type values by name (`int`, `list`). Opaque values have no literal
-/// form; they are written as `type_name(debug text)`.
+/// `optional.none()`, type values by name (`int`, `list`), and library values as the
+/// expression that rebuilds them ([`crate::OpaqueValue::write_cel`]: `ip("10.0.0.1")`,
+/// `quantity("70k")`).
 ///
 /// Works on arbitrarily deep values (no recursion).
 pub fn to_cel_literal(v: &Value) -> String {
@@ -390,6 +412,14 @@ pub fn to_cel_literal(v: &Value) -> String {
 /// Human-readable text for a value; currently the same as [`to_cel_literal`].
 pub fn display(v: &Value) -> String {
     write_value(v, Style::Display)
+}
+
+/// A value as [`display`] writes it: CEL source that rebuilds it (`[1, 2]`, `"s"`,
+/// `quantity("70k")`).
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&display(self))
+    }
 }
 
 /// The text cel-go's `%v` gives a value inside error messages (`no such key: b`,

@@ -135,7 +135,8 @@ pub fn value_matches(v: &Value, t: &Type) -> bool {
         Type::Timestamp => matches!(v, Value::Timestamp(_)),
         Type::Duration => matches!(v, Value::Duration(_)),
         Type::List(_) => matches!(v, Value::List(_)),
-        Type::Map(_, _) => matches!(v, Value::Map(_)),
+        // Schema-typed objects are maps at run time, as in Kubernetes.
+        Type::Map(_, _) => matches!(v, Value::Map(_) | Value::Object(_)),
         Type::Type(_) => matches!(v, Value::Type(_)),
         Type::Wrapper(p) => {
             matches!(v, Value::Null)
@@ -149,7 +150,7 @@ pub fn value_matches(v: &Value, t: &Type) -> bool {
                         | (Primitive::Bytes, Value::Bytes(_))
                 )
         }
-        Type::Message(name) => v.type_name() == &**name,
+        Type::Message(name) => v.type_name() == &**name || matches!(v, Value::Object(_)),
         Type::Opaque(name, _) => match v {
             Value::Optional(_) => &**name == cel_types::OPTIONAL_TYPE_NAME,
             Value::Opaque(o) => o.type_name() == &**name,

@@ -5,7 +5,8 @@
 //! every conversion, string and bytes functions with code-point semantics, timestamps and
 //! durations with time zones, regular expressions with RE2 semantics, and the table of
 //! implementations keyed by cel-go's overload ids ([`FunctionRegistry`]), protobuf messages
-//! over `prost-reflect` descriptors ([`proto`]), and the bounds on the size of values an
+//! over `prost-reflect` descriptors ([`proto`]), objects and lists typed by a schema
+//! (Kubernetes' custom resources: [`object`]), and the bounds on the size of values an
 //! evaluation builds ([`limits`]).
 //!
 //! The interpreter calls these functions directly; generated code calls the same functions
@@ -24,6 +25,7 @@ mod error;
 pub mod format;
 mod functions;
 pub mod limits;
+pub mod object;
 pub mod optional;
 pub mod proto;
 pub mod regex;

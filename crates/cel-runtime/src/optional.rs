@@ -1,7 +1,8 @@
 //! The optional-types library's strict functions: `optional.of`, `optional.ofNonZeroValue`,
-//! `optional.none`, `hasValue`, `value`, and optional indexing (`l[?i]`, `m[?k]`, and
-//! indexing into an optional list or map). `or` and `orValue` short-circuit, so the
-//! interpreter evaluates them itself.
+//! `optional.none`, `hasValue`, `value`, optional indexing (`l[?i]`, `m[?k]`, and indexing
+//! into an optional list or map), and version 2's list functions (`first`, `last`,
+//! `optional.unwrap`, `unwrapOpt`). `or` and `orValue` short-circuit, so the interpreter
+//! evaluates them itself.
 
 use crate::stdlib::list_index_position;
 use crate::{Error, Result, Value};
@@ -24,7 +25,8 @@ pub fn is_zero_value(v: &Value) -> bool {
         Value::Duration(d) => d.nanos == 0,
         Value::Timestamp(t) => t.seconds == crate::time::MIN_UNIX_SECONDS && t.nanos == 0,
         Value::Message(m) => m.message().fields().next().is_none(),
-        Value::Type(_) | Value::Optional(_) | Value::Opaque(_) => false,
+        // Kubernetes' objects are not cel-go `Zeroer`s, so never zero.
+        Value::Type(_) | Value::Optional(_) | Value::Opaque(_) | Value::Object(_) => false,
     }
 }
 
@@ -109,6 +111,51 @@ pub fn optional_map_index(opt: &Value, key: &Value) -> Result<Value> {
     }
 }
 
+/// `list.first()`: the first element as an optional, none for an empty list.
+pub fn first(list: &Value) -> Result<Value> {
+    match list {
+        Value::List(l) => Ok(l
+            .items
+            .first()
+            .map_or(Value::optional_none(), |x| Value::optional_of(x.clone()))),
+        _ => Err(Error::no_such_overload()),
+    }
+}
+
+/// `list.last()`: the last element as an optional, none for an empty list.
+pub fn last(list: &Value) -> Result<Value> {
+    match list {
+        Value::List(l) => Ok(l
+            .items
+            .last()
+            .map_or(Value::optional_none(), |x| Value::optional_of(x.clone()))),
+        _ => Err(Error::no_such_overload()),
+    }
+}
+
+/// `optional.unwrap(list)` and `list.unwrapOpt()`: the values of the present optionals, in
+/// order. An element that is not an optional is an error, `value 1 is not optional` (cel-go
+/// prints the element as Go's `%v` does).
+pub fn unwrap(list: &Value) -> Result<Value> {
+    let Value::List(l) = list else {
+        return Err(Error::no_such_overload());
+    };
+    let mut out = Vec::with_capacity(l.items.len());
+    for item in l.items.iter() {
+        match item {
+            Value::Optional(Some(v)) => out.push((**v).clone()),
+            Value::Optional(None) => {}
+            other => {
+                return Err(Error::new(format!(
+                    "value {} is not optional",
+                    crate::format::error_text(other)
+                )));
+            }
+        }
+    }
+    Ok(Value::list(out))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +193,31 @@ mod tests {
                 "{nz:?}"
             );
         }
+    }
+
+    #[test]
+    fn list_functions() {
+        let l = Value::list(vec![Value::Int(1), Value::Int(2), Value::Int(3)]);
+        assert_eq!(first(&l).unwrap(), Value::optional_of(Value::Int(1)));
+        assert_eq!(last(&l).unwrap(), Value::optional_of(Value::Int(3)));
+        let empty = Value::list(vec![]);
+        assert_eq!(first(&empty).unwrap(), Value::optional_none());
+        assert_eq!(last(&empty).unwrap(), Value::optional_none());
+        let opts = Value::list(vec![
+            Value::optional_of(Value::Int(42)),
+            Value::optional_none(),
+            Value::optional_of(Value::optional_none()),
+        ]);
+        assert_eq!(
+            unwrap(&opts).unwrap(),
+            Value::list(vec![Value::Int(42), Value::optional_none()])
+        );
+        let mixed = Value::list(vec![Value::optional_none(), Value::Int(1)]);
+        assert_eq!(
+            unwrap(&mixed).unwrap_err().message,
+            "value 1 is not optional"
+        );
+        assert!(first(&Value::Int(1)).is_err());
     }
 
     #[test]

@@ -246,7 +246,7 @@ fn from_field(v: &PValue, kind: &Kind) -> Result<Value> {
                 .iter()
                 .map(|x| from_single(x, kind))
                 .collect::<Result<Vec<_>>>()?;
-            Ok(Value::List(Arc::new(ListValue { items })))
+            Ok(Value::List(Arc::new(ListValue::new(items))))
         }
         PValue::Map(entries) => {
             let value_kind = match kind {

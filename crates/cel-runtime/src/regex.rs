@@ -678,7 +678,7 @@ fn map_regex_error(pattern: &str, e: &regex::Error) -> Error {
 }
 
 /// Compiles a pattern with Go RE2 syntax and semantics (see the module docs). Errors read
-/// `error parsing regexp: <reason>: `<fragment>``.
+/// ``error parsing regexp: <reason>: `<fragment>` ``.
 pub fn compile(pattern: &str) -> Result<Arc<regex::Regex>> {
     let translated = translate(pattern).map_err(GoError::into_error)?;
     regex::RegexBuilder::new(&translated)

@@ -68,7 +68,11 @@ pub fn index_list(list: &Value, index: &Value) -> Result<Value> {
         return Err(no_such_overload());
     };
     match list_index_position(l, index)? {
-        Some(i) => Ok(l.items[i].clone()),
+        Some(i) => {
+            let v = &l.items[i];
+            crate::object::check_data(v)?;
+            Ok(v.clone())
+        }
         None => Err(Error::new(format!(
             "index out of bounds: {}",
             error_text(index)
@@ -78,12 +82,21 @@ pub fn index_list(list: &Value, index: &Value) -> Result<Value> {
 
 /// `map[key]`: numeric keys match across int, uint and double; "no such key: k" otherwise.
 pub fn index_map(map: &Value, key: &Value) -> Result<Value> {
-    let Value::Map(m) = map else {
-        return Err(no_such_overload());
+    let found = match map {
+        Value::Map(m) => m.get(key).ok().flatten(),
+        // A schema-typed object indexed as a map (through `dyn`): by property name.
+        Value::Object(o) => match key {
+            Value::String(k) => o.get(k),
+            _ => return Err(no_such_overload()),
+        },
+        _ => return Err(no_such_overload()),
     };
-    match m.get(key) {
-        Ok(Some(v)) => Ok(v.clone()),
-        _ => Err(Error::no_such_key(error_text(key))),
+    match found {
+        Some(v) => {
+            crate::object::check_data(v)?;
+            Ok(v.clone())
+        }
+        None => Err(Error::no_such_key(error_text(key))),
     }
 }
 
@@ -297,6 +310,9 @@ fn register_collections(r: &mut FunctionRegistry) {
         "in_map",
         Implementation::Binary(|k, m| match m {
             Value::Map(m) => Ok(Value::Bool(compare::in_map(k, m))),
+            Value::Object(o) => Ok(Value::Bool(
+                matches!(k, Value::String(k) if o.get(k).is_some()),
+            )),
             _ => Err(no_such_overload()),
         }),
     );
@@ -310,7 +326,15 @@ fn register_collections(r: &mut FunctionRegistry) {
         unary!(r, id, |l: List| Ok(Value::Int(l.len() as i64)));
     }
     for id in ["size_map", "map_size"] {
-        unary!(r, id, |m: Map| Ok(Value::Int(m.len() as i64)));
+        // A schema-typed object (through `dyn`) counts every property of its data.
+        r.add(
+            id,
+            Implementation::Unary(|v| match v {
+                Value::Map(m) => Ok(Value::Int(m.len() as i64)),
+                Value::Object(o) => Ok(Value::Int(o.len() as i64)),
+                _ => Err(no_such_overload()),
+            }),
+        );
     }
 }
 
@@ -578,6 +602,11 @@ fn register_optionals(r: &mut FunctionRegistry) {
         "optional_map_index_value",
     ] {
         r.add(id, Implementation::Binary(optional::optional_map_index));
+    }
+    r.add("list_first", Implementation::Unary(optional::first));
+    r.add("list_last", Implementation::Unary(optional::last));
+    for id in ["optional_unwrap", "optional_unwrapOpt"] {
+        r.add(id, Implementation::Unary(optional::unwrap));
     }
 }
 

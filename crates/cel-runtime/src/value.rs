@@ -53,6 +53,9 @@ pub enum Value {
     /// A protobuf message other than the well-known types CEL treats as plain values (see
     /// [`crate::proto`]).
     Message(Arc<crate::proto::MessageValue>) = 14,
+    /// An object of a schema-declared type (a Kubernetes custom resource's object node; see
+    /// [`crate::object`]). At run time its type is `map`, as in Kubernetes.
+    Object(Arc<crate::object::ObjectValue>) = 15,
 }
 
 impl Value {
@@ -86,6 +89,7 @@ impl Value {
             Value::Bytes(b) => Some(b.len() as u64),
             Value::List(l) => Some(l.len() as u64),
             Value::Map(m) => Some(m.len() as u64),
+            Value::Object(o) => Some(o.len() as u64),
             Value::Opaque(o) => o.size(),
             _ => None,
         }
@@ -109,6 +113,16 @@ pub trait OpaqueValue: fmt::Debug + Send + Sync + Any {
     /// `traits.Sizer`: an IP address's bytes, say); `None` counts as 1.
     fn size(&self) -> Option<u64> {
         None
+    }
+
+    /// Writes the value as a CEL expression that rebuilds it in its library's environment,
+    /// which is how every printed form of a value shows it (`Display` of errors, the `cel`
+    /// command's text and JSON, [`crate::format::to_cel_literal`]): `ip("10.0.0.1")`,
+    /// `quantity("70k")`. The default, for a type without such a form, writes the type name
+    /// and the value's debug text.
+    fn write_cel(&self, out: &mut String) {
+        use std::fmt::Write as _;
+        let _ = write!(out, "{}({:?})", self.type_name(), self);
     }
 
     /// Access to the concrete type, for the library's own functions.
@@ -171,6 +185,19 @@ pub struct Duration {
 pub struct ListValue {
     /// The elements in order.
     pub items: Vec<Value>,
+    /// How `==` and `+` treat the list when it is the left operand: `None` for an ordinary
+    /// list; a set or map list for schema-typed data (see [`crate::object::ListSemantics`]).
+    pub semantics: Option<Arc<crate::object::ListSemantics>>,
+}
+
+impl ListValue {
+    /// An ordinary list.
+    pub fn new(items: Vec<Value>) -> ListValue {
+        ListValue {
+            items,
+            semantics: None,
+        }
+    }
 }
 
 impl std::ops::Deref for ListValue {
@@ -188,7 +215,7 @@ impl std::ops::DerefMut for ListValue {
 
 impl From<Vec<Value>> for ListValue {
     fn from(items: Vec<Value>) -> ListValue {
-        ListValue { items }
+        ListValue::new(items)
     }
 }
 
@@ -479,6 +506,11 @@ fn drop_iteratively(items: Vec<Value>) {
                     work.push(inner);
                 }
             }
+            Value::Object(o) => {
+                if let Ok(mut inner) = Arc::try_unwrap(o) {
+                    inner.take_values(&mut work);
+                }
+            }
             other => drop(other),
         }
     }
@@ -497,7 +529,7 @@ impl Value {
 
     /// A list value.
     pub fn list(items: Vec<Value>) -> Value {
-        Value::List(Arc::new(ListValue { items }))
+        Value::List(Arc::new(ListValue::new(items)))
     }
 
     /// A map value.
@@ -542,6 +574,7 @@ impl Value {
             Value::Optional(_) => Type::optional(Type::Dyn),
             Value::Opaque(o) => Type::opaque(o.type_name()),
             Value::Message(m) => Type::message(m.type_name()),
+            Value::Object(_) => Type::map(Type::Dyn, Type::Dyn),
         }
     }
 
@@ -563,6 +596,7 @@ impl Value {
             Value::Optional(_) => "optional_type",
             Value::Opaque(o) => o.type_name(),
             Value::Message(m) => m.type_name(),
+            Value::Object(_) => "map",
         }
     }
 }
@@ -619,6 +653,16 @@ impl Value {
                 }
                 (Value::Opaque(x), Value::Opaque(y)) => x.equals(&**y),
                 (Value::Message(x), Value::Message(y)) => crate::proto::equals(x, y),
+                (Value::Object(x), Value::Object(y)) => {
+                    x.len() == y.len()
+                        && x.data_entries().count() == y.data_entries().count()
+                        && x.data_entries()
+                            .zip(y.data_entries())
+                            .all(|((k, v), (l, w))| {
+                                work.push((v, w));
+                                k == l
+                            })
+                }
                 _ => false,
             };
             if !same {

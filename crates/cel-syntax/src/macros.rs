@@ -656,10 +656,21 @@ pub fn exists_one_camel_case_macro() -> Macro {
 
 /// The optional library's macros, `optMap` and `optFlatMap`.
 pub fn optional_macros() -> Vec<Macro> {
-    vec![
-        Macro::receiver("optMap", 2, |f, t, a| expand_opt_map(f, t, a, true)),
-        Macro::receiver("optFlatMap", 2, |f, t, a| expand_opt_map(f, t, a, false)),
-    ]
+    optional_macros_at(u32::MAX)
+}
+
+/// The optional library's macros at a version of the library: `optMap` always, `optFlatMap`
+/// from version 1 (cel-go's `cel.OptionalTypesVersion`).
+pub fn optional_macros_at(version: u32) -> Vec<Macro> {
+    let mut out = vec![Macro::receiver("optMap", 2, |f, t, a| {
+        expand_opt_map(f, t, a, true)
+    })];
+    if version >= 1 {
+        out.push(Macro::receiver("optFlatMap", 2, |f, t, a| {
+            expand_opt_map(f, t, a, false)
+        }));
+    }
+    out
 }
 
 /// The internal function of a block of common subexpressions: `cel.@block([e0, e1, ...],

@@ -143,9 +143,9 @@ mod tests {
             "type(list(string))",
             "optional_type(map(int, bool))",
             "wrapper(int)",
-            "google.protobuf.Timestamp",
-            "google.protobuf.Duration",
-            "null_type",
+            "timestamp",
+            "duration",
+            "null",
             "net.IP",
             "kubernetes.Quantity",
         ] {

@@ -378,9 +378,57 @@ pub fn functions() -> Vec<FunctionDecl> {
     fns
 }
 
-/// The optional-types library (`cel.OptionalTypes()`), version 2 without the list functions
-/// (those belong to the lists extension).
+/// The newest version of the optional-types library (cel-go v0.29.2's; `cel.OptionalTypes()`
+/// without a version argument means this one).
+pub const OPTIONAL_TYPES_VERSION: u32 = 2;
+
+/// The optional-types library (`cel.OptionalTypes()`) at its newest version.
 pub fn optional_functions() -> Vec<FunctionDecl> {
+    optional_functions_at(OPTIONAL_TYPES_VERSION)
+}
+
+/// The functions of the optional-types library at a version, as cel-go's
+/// `cel.OptionalTypesVersion` gates them (`cel/library.go`): version 0 has `optional.of`,
+/// `optional.ofNonZeroValue`, `optional.none`, `value`, `hasValue`, `or`, `orValue` and optional
+/// selection and indexing; version 1 adds only the `optFlatMap` macro; version 2 adds
+/// `list.first()`, `list.last()`, `optional.unwrap(list)` and `list.unwrapOpt()`. Versions
+/// above the newest are the newest.
+pub fn optional_functions_at(version: u32) -> Vec<FunctionDecl> {
+    let mut fns = optional_functions_v0();
+    if version >= 2 {
+        let v = || Type::param("V");
+        let opt_v = || Type::optional(v());
+        fns.extend([
+            FunctionDecl::new(
+                "last",
+                vec![O::member("list_last", vec![Type::list(v())], opt_v())],
+            ),
+            FunctionDecl::new(
+                "first",
+                vec![O::member("list_first", vec![Type::list(v())], opt_v())],
+            ),
+            FunctionDecl::new(
+                "optional.unwrap",
+                vec![O::global(
+                    "optional_unwrap",
+                    vec![Type::list(opt_v())],
+                    Type::list(v()),
+                )],
+            ),
+            FunctionDecl::new(
+                "unwrapOpt",
+                vec![O::member(
+                    "optional_unwrapOpt",
+                    vec![Type::list(opt_v())],
+                    Type::list(v()),
+                )],
+            ),
+        ]);
+    }
+    fns
+}
+
+fn optional_functions_v0() -> Vec<FunctionDecl> {
     let v = || Type::param("V");
     let k = || Type::param("K");
     let opt_v = || Type::optional(v());

@@ -288,6 +288,11 @@ impl fmt::Display for Type {
             Type::Type(None) => f.write_str("type"),
             Type::Wrapper(p) => write!(f, "wrapper({})", p.name()),
             Type::Any => f.write_str("any"),
+            // cel-go's `FormatCELType` names these three differently from their runtime names.
+            Type::Null => f.write_str("null"),
+            Type::Timestamp => f.write_str("timestamp"),
+            Type::Duration => f.write_str("duration"),
+            Type::Error => f.write_str("!error!"),
             Type::Opaque(name, ps) if !ps.is_empty() => {
                 write!(f, "{name}(")?;
                 for (i, p) in ps.iter().enumerate() {
@@ -319,8 +324,10 @@ mod tests {
         );
         assert_eq!(Type::optional(Type::Int).to_string(), "optional_type(int)");
         assert_eq!(Type::Wrapper(Primitive::Int).to_string(), "wrapper(int)");
-        assert_eq!(Type::Timestamp.to_string(), "google.protobuf.Timestamp");
-        assert_eq!(Type::Null.to_string(), "null_type");
+        // As cel-go's `FormatCELType` prints them in diagnostics.
+        assert_eq!(Type::Timestamp.to_string(), "timestamp");
+        assert_eq!(Type::Duration.to_string(), "duration");
+        assert_eq!(Type::Null.to_string(), "null");
     }
 
     #[test]

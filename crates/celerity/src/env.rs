@@ -23,9 +23,14 @@ pub struct EnvOptions {
     /// Enable the optional-types library: `x.?f`, `m[?k]`, `optional.of`, `orValue`, ...
     /// (cel-go's `cel.OptionalTypes()`). On by default.
     pub optional_types: bool,
+    /// The version of the optional-types library (cel-go's `cel.OptionalTypesVersion`):
+    /// version 1 adds `optFlatMap`, version 2 `first`, `last`, `optional.unwrap` and
+    /// `unwrapOpt`. The default, `u32::MAX`, is the newest, as cel-go's default.
+    pub optional_types_version: u32,
     /// Reject list and map literals whose elements (keys, values) have different types,
     /// `dyn` included, after checking (Kubernetes sets this). As in cel-go v0.29, literals
-    /// inside `format(...)` calls are exempt. Off by default: mixed literals are `list(dyn)`.
+    /// anywhere under a `format(...)` or `cel.@block` call are exempt. Off by default: mixed
+    /// literals are `list(dyn)`.
     pub homogeneous_aggregate_literals: bool,
     /// Allow `1 < 1.5` and other mixed numeric comparisons at check time (Kubernetes sets
     /// this from 1.28). Off by default.
@@ -81,6 +86,7 @@ impl Default for EnvOptions {
     fn default() -> Self {
         EnvOptions {
             optional_types: true,
+            optional_types_version: u32::MAX,
             homogeneous_aggregate_literals: false,
             cross_type_numeric_comparisons: false,
             macros: true,
@@ -113,6 +119,7 @@ pub(crate) struct EnvInner {
     pub(crate) plan_env: PlanEnv,
     pub(crate) options: EnvOptions,
     pub(crate) estimate_hooks: Vec<(CostKey, EstimateFn)>,
+    pub(crate) validators: Vec<cel_ext::Validator>,
 }
 
 /// Builds an [`Env`].
@@ -130,6 +137,7 @@ pub struct EnvBuilder {
     types: Vec<Type>,
     cost_hooks: CostHooks,
     estimate_hooks: Vec<(CostKey, EstimateFn)>,
+    validators: Vec<cel_ext::Validator>,
 }
 
 impl std::fmt::Debug for EnvInner {
@@ -207,6 +215,7 @@ impl Default for EnvBuilder {
             types: Vec::new(),
             cost_hooks: CostHooks::default(),
             estimate_hooks: Vec::new(),
+            validators: Vec::new(),
         }
     }
 }
@@ -283,6 +292,7 @@ impl EnvBuilder {
             self.cost_hooks.add_result_size(&id, hook);
         }
         self.estimate_hooks.extend(contents.estimated_costs);
+        self.validators.extend(contents.validators);
         self
     }
 
@@ -363,6 +373,13 @@ impl EnvBuilder {
         self
     }
 
+    /// Sets the version of the optional-types library (see
+    /// [`EnvOptions::optional_types_version`]).
+    pub fn optional_types_version(mut self, version: u32) -> Self {
+        self.options.optional_types_version = version;
+        self
+    }
+
     /// Rejects mixed-type list and map literals after checking.
     pub fn homogeneous_aggregate_literals(mut self, on: bool) -> Self {
         self.options.homogeneous_aggregate_literals = on;
@@ -385,7 +402,7 @@ impl EnvBuilder {
     pub fn build(self) -> Env {
         let mut checker = CheckerEnv::standard();
         if self.options.optional_types {
-            checker.add_optional_library();
+            checker.add_optional_library_version(self.options.optional_types_version);
         }
         checker.set_container(self.container.clone());
         let provider: Arc<dyn TypeProvider> = Arc::new(LibraryTypes {
@@ -410,7 +427,9 @@ impl EnvBuilder {
         if self.options.macros {
             macros.extend(cel_syntax::macros::standard_macros());
             if self.options.optional_types {
-                macros.extend(cel_syntax::macros::optional_macros());
+                macros.extend(cel_syntax::macros::optional_macros_at(
+                    self.options.optional_types_version,
+                ));
             }
             macros.extend(self.macros);
         }
@@ -441,6 +460,7 @@ impl EnvBuilder {
                 plan_env,
                 options: self.options,
                 estimate_hooks: self.estimate_hooks,
+                validators: self.validators,
             }),
         }
     }
@@ -481,8 +501,12 @@ impl Env {
     pub fn check(&self, ast: &Ast) -> Result<Ast, Issues> {
         let (checked, mut diagnostics) = cel_checker::check(&self.inner.checker, &ast.parsed);
         if diagnostics.is_empty() {
-            diagnostics =
-                crate::validate::validate(&checked, &self.inner.options, &self.inner.plan_env);
+            diagnostics = crate::validate::validate(
+                &checked,
+                &self.inner.options,
+                &self.inner.plan_env,
+                &self.inner.validators,
+            );
         }
         if !diagnostics.is_empty() {
             return Err(Issues::new(diagnostics, ast.source.clone()));
@@ -543,11 +567,14 @@ impl Env {
 
     /// The functions expressions may call, sorted by name, each with the overloads the
     /// checker may choose (those an option disables, such as cross-type comparisons, are
-    /// left out). Operators appear under their internal names (`_+_`).
+    /// left out). Operators appear under their internal names (`_+_`). Functions only macro
+    /// expansions can reach, whose names cannot be written (`math.@max`, `cel.@block`,
+    /// `cel.@mapInsert`, `@not_strictly_false`: names with `@`), are left out.
     pub fn functions(&self) -> Vec<FunctionDecl> {
         let checker = &self.inner.checker;
         let mut out: Vec<FunctionDecl> = checker
             .functions()
+            .filter(|f| !f.name.contains('@'))
             .map(|f| FunctionDecl {
                 name: f.name.clone(),
                 overloads: f

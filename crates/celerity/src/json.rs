@@ -62,7 +62,9 @@ fn from_json(json: &serde_json::Value, depth: usize) -> Result<Value, JsonError>
     })
 }
 
-/// Converts a CEL value to JSON.
+/// Converts a CEL value to JSON. Values without a JSON form become strings: timestamps and
+/// durations their text, types their name, library values the CEL expression that rebuilds
+/// them (`"quantity(\"70k\")"`).
 pub fn value_to_json(v: &Value) -> Result<serde_json::Value, JsonError> {
     to_json(v, 0)
 }
@@ -106,10 +108,19 @@ fn to_json(v: &Value, depth: usize) -> Result<serde_json::Value, JsonError> {
                 _ => String::new(),
             })
         }
+        // The data, by property name as in the data.
+        Value::Object(o) => {
+            let mut obj = serde_json::Map::with_capacity(o.len());
+            for (k, x) in o.data_entries() {
+                obj.insert(k.to_string(), to_json(x, depth + 1)?);
+            }
+            J::Object(obj)
+        }
         Value::Type(t) => J::String(t.runtime_name().to_string()),
         Value::Optional(None) => J::Null,
         Value::Optional(Some(x)) => to_json(x, depth + 1)?,
-        Value::Opaque(o) => J::String(format!("{o:?}")),
+        // Library values: the CEL expression that rebuilds them (`quantity("70k")`).
+        Value::Opaque(_) => J::String(cel_runtime::format::to_cel_literal(v)),
         // The fields that are set, by name, as CEL reads them.
         Value::Message(m) => {
             let mut obj = serde_json::Map::new();

@@ -1,8 +1,8 @@
 //! Validations run after type-checking, as cel-go's AST validators (Kubernetes enables all
 //! four from 1.29): constant `duration(...)` and `timestamp(...)` arguments must convert,
 //! constant `matches` patterns must compile, and list and map literals must not mix element
-//! types (except inside `format` calls, whose argument lists mix types by design, and the list
-//! of a `cel.@block`).
+//! types (except anywhere under a `format` or `cel.@block` call, as cel-go exempts them); then the libraries' own validators (the strings library's check of
+//! literal `format` calls).
 
 use cel_checker::CheckedAst;
 use cel_interp::{Plan, PlanEnv};
@@ -16,6 +16,7 @@ pub(crate) fn validate(
     checked: &CheckedAst,
     options: &EnvOptions,
     plan_env: &PlanEnv,
+    validators: &[cel_ext::Validator],
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let info = &checked.ast.source_info;
@@ -66,6 +67,26 @@ pub(crate) fn validate(
         homogeneous(&checked.ast.expr, checked, false, &mut |id, msg| {
             report(&mut out, id, msg)
         });
+    }
+    if !validators.is_empty() {
+        let type_of = |id: i64| checked.types.get(&id).cloned().unwrap_or(Type::Dyn);
+        let overloads_of = |id: i64| {
+            checked
+                .references
+                .get(&id)
+                .map(|r| r.overload_ids.clone())
+                .unwrap_or_default()
+        };
+        let view = cel_ext::CheckedExpr {
+            expr: &checked.ast.expr,
+            type_of: &type_of,
+            overloads_of: &overloads_of,
+        };
+        for v in validators {
+            for issue in v(&view) {
+                report(&mut out, issue.expr_id, issue.message);
+            }
+        }
     }
     out
 }
@@ -128,16 +149,17 @@ fn homogeneous(e: &Expr, checked: &CheckedAst, exempt: bool, report: &mut dyn Fn
             }
         }
         ExprKind::Call(c) => {
-            // Literals directly inside `format(...)` (at any depth of literals) are exempt, and
-            // so is `cel.@block`'s list of subexpressions, as in cel-go.
-            let exempt_args = c.function == "format" || c.function == "cel.@block";
+            // Everything under a call of `format` (its receiver too) or `cel.@block` is exempt,
+            // at any depth, as in cel-go (`inExemptFunction` looks for such a call among all
+            // of a literal's ancestors).
+            let exempt = exempt || c.function == "format" || c.function == "cel.@block";
             if let Some(t) = &c.target {
-                homogeneous(t, checked, false, report);
+                homogeneous(t, checked, exempt, report);
             }
             for a in &c.args {
-                homogeneous(a, checked, exempt_args, report);
+                homogeneous(a, checked, exempt, report);
             }
         }
-        _ => e.for_each_child(&mut |c| homogeneous(c, checked, false, report)),
+        _ => e.for_each_child(&mut |c| homogeneous(c, checked, exempt, report)),
     }
 }

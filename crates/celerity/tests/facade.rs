@@ -196,3 +196,74 @@ fn kubernetes_literal_validators() {
         env.compile(ok).unwrap_or_else(|e| panic!("{ok}: {e}"));
     }
 }
+
+#[test]
+fn functions_leave_out_names_only_macros_can_reach() {
+    let env = Env::builder().all_extension_libraries().build();
+    let names: Vec<String> = env.functions().into_iter().map(|f| f.name).collect();
+    assert!(names.iter().all(|n| !n.contains('@')), "{names:?}");
+    // Callable functions and operators stay.
+    for n in ["math.abs", "cel.bind", "_+_", "size"] {
+        let listed = names.iter().any(|x| x == n)
+            // `cel.bind` is a macro, not a function.
+            || n == "cel.bind";
+        assert!(listed, "{n}");
+    }
+    // The hidden ones are still there for the macros that expand to them.
+    let ast = env.compile("math.greatest(1, 2) == 2").unwrap();
+    assert_eq!(
+        env.program(&ast)
+            .unwrap()
+            .eval(&MapActivation::new())
+            .unwrap(),
+        Value::Bool(true)
+    );
+}
+
+#[test]
+fn literal_format_calls_are_checked_when_compiled() {
+    // cel-go's string_format validator (ext/formatting_v2.go stringFormatValidatorV2 for the
+    // newest strings library, ext/formatting.go stringFormatValidator for versions 1 to 3).
+    let env = Env::builder().all_extension_libraries().build();
+    for (expr, message) in [
+        (
+            "'%d'.format(['a'])",
+            "error during formatting: decimal clause can only be used on ints, uints, and doubles, was given string",
+        ),
+        ("'%s %s'.format([1])", "index 1 out of range"),
+        (
+            "'%s'.format([1, 2])",
+            "too many arguments supplied to string.format (expected 1, got 2)",
+        ),
+        ("'filler %'.format([])", "unexpected end of string"),
+        (
+            "'%j'.format([1])",
+            "could not parse formatting clause: unrecognized formatting clause \"j\"",
+        ),
+        (
+            "'%s'.format([[1, optional.none()]])",
+            "was given optional_type",
+        ),
+    ] {
+        let err = env.compile(expr).expect_err(expr).to_string();
+        assert!(err.contains(message), "{expr}: {err}");
+    }
+    // Arguments of type dyn, and calls that are not literal, are left to run time.
+    for expr in ["'%d'.format([dyn('a')])", "'%d'.format(dyn(['a']))"] {
+        let ast = env.compile(expr).unwrap_or_else(|e| panic!("{expr}: {e}"));
+        let err = env
+            .program(&ast)
+            .unwrap()
+            .eval(&MapActivation::new())
+            .unwrap_err();
+        assert!(err.to_string().contains("decimal clause"), "{expr}: {err}");
+    }
+    // The legacy formatter's own words, at strings version 2 (Kubernetes).
+    let v2 = Env::builder().library(cel_ext::Strings::version(2)).build();
+    let err = v2.compile("'%d'.format([1.5])").unwrap_err().to_string();
+    assert!(
+        err.contains("decimal clause can only be used on integers, was given double"),
+        "{err}"
+    );
+    assert!(v2.compile("'%d'.format([1])").is_ok());
+}

@@ -35,6 +35,10 @@ fn each_version_enables_what_its_profile_says() {
         ("1.5 > 1", 28),
         ("optional.of(1).hasValue()", 28),
         ("quantity('1') == quantity('1000m')", 28),
+        (
+            "optional.of(1).optFlatMap(x, optional.of(x)) == optional.of(1)",
+            29,
+        ),
         ("sets.contains([1], [1])", 29),
         ("ip('10.0.0.1').family() == 4", 30),
         (
@@ -43,6 +47,13 @@ fn each_version_enables_what_its_profile_says() {
         ),
         ("[1].all(i, v, v > 0)", 32),
         ("semver('1.0.0', true).major() == 1", 33),
+        ("[1, 2, 3].first() == optional.of(1)", 33),
+        ("[1, 2, 3].last() == optional.of(3)", 33),
+        (
+            "optional.unwrap([optional.of(1), optional.none()]) == [1]",
+            33,
+        ),
+        ("[optional.none(), optional.of(2)].unwrapOpt() == [2]", 33),
         ("lists.range(2) == [0, 1]", 34),
         ("[1, 2].includes(1)", 37),
     ];
@@ -169,4 +180,85 @@ fn kubernetes_costs_and_limit() {
     // 5 elements × (1 + ceil(0.1 × 20)) + 1 for `l`, against an unknown element size.
     assert_eq!((e2.min, e2.max), (1, 16));
     assert!(e1.max > e2.max);
+}
+
+#[test]
+fn library_values_print_as_the_cel_that_rebuilds_them() {
+    let env = KubernetesEnv::newest().build();
+    let cases = [
+        ("quantity('50k').add(quantity('20k'))", r#"quantity("70k")"#),
+        ("quantity('1.5Gi')", r#"quantity("1.5Gi")"#),
+        (
+            "quantity('1.5').sub(quantity('0.25'))",
+            r#"quantity("1.25")"#,
+        ),
+        ("quantity('1').add(quantity('1m'))", r#"quantity("1001m")"#),
+        ("quantity('1e1').add(quantity('5e1'))", r#"quantity("6e1")"#),
+        ("ip('2001:DB8::1')", r#"ip("2001:db8::1")"#),
+        ("cidr('192.168.0.1/24')", r#"cidr("192.168.0.1/24")"#),
+        (
+            "semver('1.2.3-rc.1+build.5')",
+            r#"semver("1.2.3-rc.1+build.5")"#,
+        ),
+        (
+            "url('https://k8s.io/a?b=c')",
+            r#"url("https://k8s.io/a?b=c")"#,
+        ),
+        ("format.named('uuid').value()", "format.uuid()"),
+        ("authorizer", "authorizer"),
+        (
+            "authorizer.serviceAccount('ns', 'sa').group('apps').resource('deployments').subresource('scale').namespace('ns').name('web')",
+            r#"authorizer.serviceAccount("ns", "sa").group("apps").resource("deployments").subresource("scale").namespace("ns").name("web")"#,
+        ),
+        (
+            "authorizer.path('/healthz').check('get')",
+            r#"authorizer.path("/healthz").check("get")"#,
+        ),
+        (
+            "[quantity('1'), quantity('2')]",
+            r#"[quantity("1"), quantity("2")]"#,
+        ),
+        ("{'a': ip('::1')}", r#"{"a": ip("::1")}"#),
+        (
+            "optional.of(semver('1.0.0'))",
+            r#"optional.of(semver("1.0.0"))"#,
+        ),
+    ];
+    for (expr, printed) in cases {
+        let v = eval(&env, expr).0.unwrap_or_else(|e| panic!("{expr}: {e}"));
+        assert_eq!(celerity::to_cel_literal(&v), printed, "{expr}");
+        assert_eq!(v.to_string(), printed, "{expr}");
+        if let Value::Opaque(_) = v {
+            // JSON has no such values: the same text, as a string.
+            assert_eq!(
+                celerity::value_to_json(&v).unwrap(),
+                serde_json::Value::String(printed.to_string()),
+                "{expr}"
+            );
+        }
+        // The printed text evaluates to a value that prints the same.
+        let again = eval(&env, printed)
+            .0
+            .unwrap_or_else(|e| panic!("{printed}: {e}"));
+        assert_eq!(celerity::to_cel_literal(&again), printed, "{printed}");
+    }
+    // Values that compare by value are equal to their printed form.
+    for expr in [
+        "quantity('1.5').sub(quantity('0.25'))",
+        "ip('::1')",
+        "semver('1.0.0+x')",
+    ] {
+        let printed = celerity::to_cel_literal(&eval(&env, expr).0.unwrap());
+        let same = format!("{printed} == {expr}");
+        assert_eq!(eval(&env, &same).0.unwrap(), Value::Bool(true), "{same}");
+    }
+    // Error messages show values the same way.
+    let err = eval(&env, "optional.unwrap([dyn(quantity('1'))])")
+        .0
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains(r#"value quantity("1") is not optional"#),
+        "{err}"
+    );
 }

@@ -1,5 +1,5 @@
 //! `string.format(list)`: the formatter of cel-spec's `strings.md` (cel-go's strings version
-//! 4 and later), used here at every version of the library.
+//! 4 and later; versions 1 to 3 use [`super::legacy`]).
 //!
 //! Clauses are `%[.precision]conversion` with conversions `s d f e x X o b` and `%%` for a
 //! percent sign; the default precision is 6; width and flags are not supported.
@@ -73,8 +73,9 @@ pub fn format(format_string: &str, args: &ListValue, max_precision: usize) -> Re
     Ok(out)
 }
 
+/// One formatting clause, with its precision (6 when not given).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Clause {
+pub(crate) enum Clause {
     String,
     Decimal,
     Fixed(usize),
@@ -86,7 +87,10 @@ enum Clause {
 
 /// Parses `[.precision]conversion` at the start of `s` (just after the `%`); returns the
 /// number of bytes read.
-fn parse_clause(s: &[u8], max_precision: usize) -> std::result::Result<(usize, Clause), String> {
+pub(crate) fn parse_clause(
+    s: &[u8],
+    max_precision: usize,
+) -> std::result::Result<(usize, Clause), String> {
     let mut i = 0;
     let mut precision = 6usize;
     if s.first() == Some(&b'.') {
@@ -160,7 +164,8 @@ fn type_error(what: &str, v: &Value) -> String {
     format!("{what}, was given {}", v.type_name())
 }
 
-const STRING_CLAUSE: &str = "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps";
+/// The `%s` clause's message.
+pub(crate) const STRING_CLAUSE: &str = "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps";
 
 fn apply(clause: Clause, arg: &Value, out: &mut String) -> std::result::Result<(), String> {
     match clause {

@@ -16,12 +16,17 @@
 //! | `trim` | `string.trim() -> string` | `' \ttrim\n'.trim()` → `'trim'` | 0 |
 //! | `format` | `string.format(list) -> string` | `'%d %s'.format([1, 'a'])` → `'1 a'` | 1 |
 //! | `strings.quote` | `strings.quote(string) -> string` | `strings.quote('a\n')` → `'"a\\n"'` | 1 |
-//! | `join` | `list(string).join([string]) -> string` | `['a', 'b'].join('-')` → `'a-b'` | 2 |
+//! | `join` | `list(string).join([string]) -> string` | `['a', 'b'].join('-')` → `'a-b'` | 0 (2) |
 //! | `reverse` | `string.reverse() -> string` | `'abc'.reverse()` → `'cba'` | 3 |
 //!
-//! Version 4 made `format` follow the cel-spec `strings.md` formatter; this crate uses that
-//! formatter at every version (see [`mod@format`]). Version 5 adds cost hooks and caps the
-//! `format` precision at 100.
+//! Versions 1 to 3 have cel-go's legacy `format` ([`legacy`], what Kubernetes runs with
+//! version 2); version 4 made `format` follow the cel-spec `strings.md` formatter
+//! ([`mod@format`]). Version 5 adds cost hooks and caps the `format` precision at 100. Literal
+//! `format` calls are checked when the expression is (see [`format_validator`]).
+//!
+//! `join` exists at every version: below version 2 it is cel-go's older implementation, which
+//! converts the list to Go strings and so fails on other elements with Go's conversion
+//! errors (`unsupported type conversion from 'int' to string`).
 //!
 //! Errors, in cel-go's words: `index out of range: 6` (`charAt`, negative offsets of
 //! `indexOf`/`lastIndexOf`, `substring`), `invalid substring range. start: 3, end: 1`,
@@ -48,6 +53,10 @@
 //! | `join` | `1 + ceil(0.1·(n+1)) + r` | `ceil(0.1·(n+1)) + [0, n·(1+sep)+sep] + 1` |
 
 pub mod format;
+pub mod legacy;
+mod validate;
+
+pub use validate::format_validator;
 
 use std::sync::Arc;
 
@@ -70,6 +79,7 @@ pub const LATEST_VERSION: u32 = 5;
 pub struct Strings {
     version: u32,
     max_precision: Option<usize>,
+    exponent: legacy::ExponentStyle,
 }
 
 impl Default for Strings {
@@ -84,7 +94,15 @@ impl Strings {
         Strings {
             version,
             max_precision: None,
+            exponent: legacy::ExponentStyle::default(),
         }
+    }
+
+    /// How the legacy `format` (versions 1 to 3) writes `%e`'s exponent: it depends on the
+    /// `golang.org/x/text` the program is built with (see [`legacy::ExponentStyle`]).
+    pub fn legacy_exponent(mut self, style: legacy::ExponentStyle) -> Strings {
+        self.exponent = style;
+        self
     }
 
     /// Sets the largest precision `format` accepts (cel-go's `StringsMaxPrecision`).
@@ -282,31 +300,47 @@ impl Library for Strings {
                     s(),
                 )],
             ));
+            let legacy = v < 4;
+            let exponent = self.exponent;
             c.implement(
                 "string_format",
                 Implementation::Host(Arc::new(move |args: &[Value]| match args {
+                    [Value::String(f), Value::List(l)] if legacy => {
+                        legacy::format(f, l, max_precision, exponent)
+                            .map(Value::from)
+                            .map_err(Error::new)
+                    }
                     [Value::String(f), Value::List(l)] => {
                         format::format(f, l, max_precision).map(Value::from)
                     }
                     _ => Err(Error::no_such_overload()),
                 })),
             );
+            c.validators.push(format_validator(legacy, max_precision));
             c.functions.push(FunctionDecl::new(
                 "strings.quote",
                 vec![OverloadDecl::global("strings_quote", vec![s()], s())],
             ));
             c.implement("strings_quote", Implementation::Unary(quote_value));
         }
-        if v >= 2 {
-            c.functions.push(FunctionDecl::new(
-                "join",
-                vec![
-                    member("list_join", vec![Type::list(s())], s()),
-                    member("list_join_string", vec![Type::list(s()), s()], s()),
-                ],
-            ));
+        c.functions.push(FunctionDecl::new(
+            "join",
+            vec![
+                member("list_join", vec![Type::list(s())], s()),
+                member("list_join_string", vec![Type::list(s()), s()], s()),
+            ],
+        ));
+        if v < 2 {
+            c.implement("list_join", Implementation::Unary(legacy_join_value));
+            c.implement(
+                "list_join_string",
+                Implementation::Binary(legacy_join_sep_value),
+            );
+        } else {
             c.implement("list_join", Implementation::Unary(join_value));
             c.implement("list_join_string", Implementation::Binary(join_sep_value));
+        }
+        {
             c.result_size(
                 "list_join",
                 Some(|a: &[Value]| match a {
@@ -795,7 +829,7 @@ pub fn join_result_size(list: &[Value], sep: &str) -> Option<u64> {
 /// `s.split(sep, n)` as Go's `strings.SplitN`: `n` = 0 gives `[]`, `n` < 0 splits at every
 /// separator, otherwise at most `n` parts, the last holding the rest. An empty separator
 /// splits into code points (`''.split('')` is `[]`). Fails rather than build a list of more
-/// than [`MAX_LIST_ELEMENTS`] parts.
+/// than [`MAX_LIST_ELEMENTS`](crate::MAX_LIST_ELEMENTS) parts.
 pub fn split(s: &str, sep: &str, n: i64) -> Result<Vec<Value>> {
     if n == 0 {
         return Ok(Vec::new());
@@ -1022,6 +1056,50 @@ fn join_sep_value(list: &Value, sep: &Value) -> Result<Value> {
         Value::List(l) => join(l, string_arc(sep)?).map(Value::from),
         _ => Err(Error::no_such_overload()),
     }
+}
+
+/// `join` below version 2: cel-go converts the list to a Go `[]string` first, so an element
+/// that is not a string fails with that type's Go conversion error.
+fn legacy_join_value(list: &Value) -> Result<Value> {
+    legacy_join(list, "")
+}
+
+fn legacy_join_sep_value(list: &Value, sep: &Value) -> Result<Value> {
+    legacy_join(list, string_arc(sep)?)
+}
+
+fn legacy_join(list: &Value, sep: &str) -> Result<Value> {
+    let Value::List(l) = list else {
+        return Err(Error::no_such_overload());
+    };
+    for e in l.iter() {
+        let from = match e {
+            Value::String(_) => continue,
+            Value::Int(_) => {
+                return Err(Error::new(
+                    "unsupported type conversion from 'int' to string",
+                ));
+            }
+            Value::Uint(_) => {
+                return Err(Error::new(
+                    "unsupported type conversion from 'uint' to string",
+                ));
+            }
+            Value::Bool(_) => "bool",
+            Value::Double(_) => "Double",
+            Value::Bytes(_) => "Bytes",
+            Value::Null => "'null_type'",
+            Value::Timestamp(_) => "'Timestamp'",
+            Value::Duration(_) => "'Duration'",
+            Value::List(_) => "list",
+            Value::Map(_) => "map",
+            other => other.type_name(),
+        };
+        return Err(Error::new(format!(
+            "type conversion error from {from} to 'string'"
+        )));
+    }
+    join(l, sep).map(Value::from)
 }
 
 #[cfg(test)]

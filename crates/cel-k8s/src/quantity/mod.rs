@@ -215,6 +215,9 @@ pub struct Quantity {
     /// Set when Go would have turned the value into decimal form in place (a comparison
     /// with a decimal-form quantity).
     promoted: AtomicBool,
+    /// The text a parsed quantity was written as (printed back as `quantity("...")`, which
+    /// rebuilds the same value in the same form).
+    text: Option<Arc<str>>,
 }
 
 impl Clone for Quantity {
@@ -222,6 +225,12 @@ impl Clone for Quantity {
         Quantity {
             amount: self.effective(),
             promoted: AtomicBool::new(false),
+            // A promoted value is no longer what its text parses to.
+            text: if self.promoted.load(AtomicOrdering::Relaxed) {
+                None
+            } else {
+                self.text.clone()
+            },
         }
     }
 }
@@ -237,7 +246,61 @@ impl Quantity {
         Quantity {
             amount,
             promoted: AtomicBool::new(false),
+            text: None,
         }
+    }
+
+    /// Text that `quantity(...)` parses back to this value: the text it was parsed from, or
+    /// for a computed quantity its amount with an SI suffix when the power of ten has one
+    /// (`70k`, `5m`), in positional notation for other fractions (`1.25`), and with an
+    /// exponent otherwise (`15e1`).
+    pub fn to_text(&self) -> String {
+        let promoted = self.promoted.load(AtomicOrdering::Relaxed);
+        if let Some(t) = &self.text
+            && !promoted
+        {
+            return t.to_string();
+        }
+        let (neg, digits, exp) = match self.effective() {
+            Amount::Int { value, scale } => (
+                value < 0,
+                value.unsigned_abs().to_string(),
+                i64::from(scale),
+            ),
+            Amount::Dec(d) => (d.neg, d.mag.to_decimal(), -i64::from(d.scale)),
+        };
+        if digits == "0" {
+            return "0".to_string();
+        }
+        let sign = if neg { "-" } else { "" };
+        let suffix = match exp {
+            -9 => Some("n"),
+            -6 => Some("u"),
+            -3 => Some("m"),
+            0 => Some(""),
+            3 => Some("k"),
+            6 => Some("M"),
+            9 => Some("G"),
+            12 => Some("T"),
+            15 => Some("P"),
+            18 => Some("E"),
+            _ => None,
+        };
+        if let Some(suffix) = suffix {
+            return format!("{sign}{digits}{suffix}");
+        }
+        if exp < 0 {
+            // Positional: digits with a decimal point, zero-padded on the left.
+            let frac = usize::try_from(-exp).unwrap_or(usize::MAX);
+            let padded = if digits.len() <= frac {
+                format!("{}{digits}", "0".repeat(frac + 1 - digits.len()))
+            } else {
+                digits
+            };
+            let (int, fraction) = padded.split_at(padded.len() - frac);
+            return format!("{sign}{int}.{fraction}");
+        }
+        format!("{sign}{digits}e{exp}")
     }
 
     /// The representation Go would see now.
@@ -251,7 +314,10 @@ impl Quantity {
 
     /// Parses a quantity with Kubernetes' rules.
     pub fn parse(s: &str) -> std::result::Result<Quantity, &'static str> {
-        parse_quantity(s).map(Quantity::new)
+        parse_quantity(s).map(|a| Quantity {
+            text: Some(s.into()),
+            ..Quantity::new(a)
+        })
     }
 
     /// An integer quantity (`resource.NewQuantity(n, DecimalExponent)`).
@@ -690,6 +756,12 @@ fn parse_quantity(s: &str) -> std::result::Result<Amount, &'static str> {
 impl OpaqueValue for Quantity {
     fn type_name(&self) -> &str {
         QUANTITY_TYPE
+    }
+    /// `quantity("70k")` (see [`Quantity::to_text`]).
+    fn write_cel(&self, out: &mut String) {
+        out.push_str("quantity(");
+        cel_runtime::format::push_string_literal(out, &self.to_text());
+        out.push(')');
     }
     fn equals(&self, other: &dyn OpaqueValue) -> bool {
         other

@@ -50,12 +50,14 @@
 //! `kubernetes.authorization.Authorizer`, ...
 //!
 //! What the profile describes that has no counterpart here: the default UTC time zone and
-//! eager declaration validation are how this engine always behaves; keyword field names
-//! (1.31) concern the OpenAPI schema types of custom resources, which the facade does not
-//! model; the run-time budgets per object and per binding and the static estimate limits are
-//! the host's to enforce (they are in [`KubernetesProfile::options`]).
+//! eager declaration validation are how this engine always behaves. Keyword field names
+//! (1.31), the per-object budget and the static estimate limits of custom resources are
+//! applied by [`crd`]; the budgets of admission policies are the host's to enforce (they are
+//! in [`KubernetesProfile::options`]).
 
 use std::sync::Arc;
+
+pub mod crd;
 
 pub use cel_k8s::authz::{
     AUTHORIZER_TYPE, AUTHORIZER_VARIABLE, AuthorizationAttributes, Authorizer, Decision,
@@ -230,6 +232,7 @@ pub fn options_for(profile: &KubernetesProfile) -> EnvOptions {
     let o = &profile.options;
     EnvOptions {
         optional_types: o.optional_types,
+        optional_types_version: o.optional_types_version,
         homogeneous_aggregate_literals: o.homogeneous_aggregate_literals
             || o.validate_homogeneous_aggregate_literals,
         cross_type_numeric_comparisons: o.cross_type_numeric_comparisons,

@@ -1,0 +1,299 @@
+//! Compiling the `x-kubernetes-validations` of one schema node (Kubernetes' `cel.Compile`):
+//! the environment with `self` and `oldSelf` typed by the node's schema, each rule and its
+//! `messageExpression` checked and planned, their cost estimated with the schema's sizes.
+
+use std::sync::Arc;
+
+use cel_k8s::{ExpressionKind, KubeVersion, KubernetesProfile};
+use cel_k8s_schema::decl::{DeclSizes, DeclType, SchemaTypes, unique_self_type_name};
+use cel_k8s_schema::fieldpath::{FieldPathOptions, valid_field_path};
+use cel_k8s_schema::{Schema, ValidationRule};
+
+use crate::kubernetes::KubernetesEnv;
+use crate::{Ast, Backend, Env, Program, ProgramOptions, Type};
+
+/// The variable a rule's subject is bound to.
+pub const SELF_VARIABLE: &str = "self";
+/// The variable the subject's previous value is bound to (transition rules).
+pub const OLD_SELF_VARIABLE: &str = "oldSelf";
+
+/// The largest request the API server accepts; it bounds how many instances of a node an
+/// object can hold.
+pub const MAX_REQUEST_SIZE_BYTES: u64 = 3 * 1024 * 1024;
+
+/// How rules are compiled.
+#[derive(Clone, Debug)]
+pub struct RuleOptions {
+    /// The Kubernetes compatibility version whose environment rules compile in.
+    pub version: KubeVersion,
+    /// New expressions (what a CRD being created or changed may use) or stored ones (what the
+    /// API server compiles to validate objects: everything not removed).
+    pub expressions: ExpressionKind,
+    /// The cost limit of one evaluation.
+    pub per_call_limit: u64,
+    /// How rules run.
+    pub backend: Backend,
+}
+
+impl Default for RuleOptions {
+    fn default() -> RuleOptions {
+        RuleOptions {
+            version: default_compatibility_version(),
+            expressions: ExpressionKind::StoredExpressions,
+            per_call_limit: 1_000_000,
+            backend: Backend::Jit,
+        }
+    }
+}
+
+/// The compatibility version of the newest API server described: one minor version below
+/// it, as Kubernetes' `DefaultCompatibilityVersion` is.
+pub fn default_compatibility_version() -> KubeVersion {
+    let newest = KubeVersion::NEWEST;
+    KubeVersion::new(newest.major, newest.minor.saturating_sub(1))
+}
+
+/// The kind of a rule's compile error (Kubernetes' `cel.ErrorType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleErrorType {
+    /// `RuleInvalid`.
+    Invalid,
+    /// `RuleRequired`.
+    Required,
+    /// `InternalError`.
+    Internal,
+}
+
+impl RuleErrorType {
+    /// Kubernetes' name for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleErrorType::Invalid => "RuleInvalid",
+            RuleErrorType::Required => "RuleRequired",
+            RuleErrorType::Internal => "InternalError",
+        }
+    }
+}
+
+/// Why a rule or its message expression cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleError {
+    /// The kind.
+    pub error_type: RuleErrorType,
+    /// The explanation (`compilation failed: ERROR: <input>:1:6: ...`).
+    pub detail: String,
+}
+
+impl std::fmt::Display for RuleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.detail)
+    }
+}
+
+fn invalid(detail: impl Into<String>) -> RuleError {
+    RuleError {
+        error_type: RuleErrorType::Invalid,
+        detail: detail.into(),
+    }
+}
+
+/// One compiled rule (Kubernetes' `CompilationResult`).
+#[derive(Clone, Debug, Default)]
+pub struct CompiledRule {
+    /// The rule as written.
+    pub rule: ValidationRule,
+    /// Why the rule cannot be used, if it cannot.
+    pub error: Option<RuleError>,
+    /// Whether the rule reads `oldSelf` (a transition rule).
+    pub uses_old_self: bool,
+    /// The estimated cost of one evaluation.
+    pub max_cost: u64,
+    /// How many instances of the node an object can hold, from its smallest serialized size.
+    pub max_cardinality: u64,
+    /// The planned rule; `None` for a blank rule or one that does not compile.
+    pub program: Option<Program>,
+    /// The planned message expression.
+    pub message_program: Option<Program>,
+    /// Why the message expression cannot be used, if it cannot.
+    pub message_expression_error: Option<RuleError>,
+    /// The estimated cost of the message expression.
+    pub message_expression_max_cost: u64,
+    /// The rule's `fieldPath` as a path (`spec.replicas`, `labels[app]`), when valid.
+    pub normalized_field_path: Option<String>,
+}
+
+/// The environments a schema node's rules compile in, with `self` of the node's type and
+/// `oldSelf` of the same type or, for rules with `optionalOldSelf`, optional; and the sizes
+/// the cost estimator reads from the schema.
+#[derive(Clone, Debug)]
+pub struct RuleEnv {
+    /// `oldSelf` has the node's type.
+    pub plain: Env,
+    /// `oldSelf` is `optional_type(T)`.
+    pub optional: Env,
+    /// The schema's sizes, by path from `self` (or `oldSelf`).
+    pub sizes: DeclSizes,
+}
+
+impl RuleEnv {
+    /// The environments of a node of type `decl` (its object types get fresh names).
+    pub fn new(decl: &DeclType, options: &RuleOptions) -> RuleEnv {
+        let named = decl.clone().with_type_name(&unique_self_type_name());
+        let self_type = named.cel_type();
+        let profile = KubernetesProfile::new(options.version, options.expressions);
+        let types =
+            SchemaTypes::new(&named).with_keyword_field_names(profile.options.keyword_field_names);
+        let base = KubernetesEnv::new(options.version)
+            .kind(options.expressions)
+            .with_authorizer_variable(false)
+            .builder()
+            .type_provider(Arc::new(types))
+            .cost_limit(Some(options.per_call_limit))
+            .variable(SELF_VARIABLE, self_type.clone());
+        // `oldSelf` arrived in Kubernetes 1.24.
+        let has_old_self = options.version >= KubeVersion::new(1, 24);
+        let with_old = |t: Type| {
+            let b = base.clone();
+            if has_old_self {
+                b.variable(OLD_SELF_VARIABLE, t).build()
+            } else {
+                b.build()
+            }
+        };
+        RuleEnv {
+            plain: with_old(self_type.clone()),
+            optional: with_old(Type::optional(self_type)),
+            sizes: DeclSizes::new(Arc::new(named)),
+        }
+    }
+}
+
+/// Compiles the rules of `schema`'s node, whose type is `decl` (`None` if the node has no CEL
+/// type, which is an error when it has rules). One result per rule, in order.
+pub fn compile_rules(
+    schema: &Schema,
+    decl: Option<&DeclType>,
+    options: &RuleOptions,
+) -> Result<Vec<CompiledRule>, String> {
+    if schema.x_validations.is_empty() {
+        return Ok(Vec::new());
+    }
+    let decl =
+        decl.ok_or_else(|| "failed to convert to declType for CEL validation rules".to_string())?;
+    let envs = RuleEnv::new(decl, options);
+    let max_cardinality = MAX_REQUEST_SIZE_BYTES / (decl.min_serialized_size.max(0) as u64 + 1);
+    Ok(schema
+        .x_validations
+        .iter()
+        .map(|rule| {
+            let env = if rule.optional_old_self == Some(true) {
+                &envs.optional
+            } else {
+                &envs.plain
+            };
+            let mut compiled = compile_rule(rule, env, &envs.sizes, options);
+            if compiled.error.is_none() && compiled.program.is_some() {
+                compiled.max_cardinality = max_cardinality;
+            }
+            // Kubernetes sets the path last, after a message expression compiled.
+            let compiled_fully = compiled.program.is_some()
+                && compiled.error.is_none()
+                && compiled.message_expression_error.is_none();
+            if !rule.field_path.is_empty() && compiled_fully {
+                compiled.normalized_field_path =
+                    valid_field_path(&rule.field_path, schema, FieldPathOptions::default())
+                        .ok()
+                        .map(|(p, _)| p.to_string());
+            }
+            compiled
+        })
+        .collect())
+}
+
+fn compile_rule(
+    rule: &ValidationRule,
+    env: &Env,
+    sizes: &DeclSizes,
+    options: &RuleOptions,
+) -> CompiledRule {
+    let mut out = CompiledRule {
+        rule: rule.clone(),
+        ..CompiledRule::default()
+    };
+    if rule.rule.trim().is_empty() {
+        return out;
+    }
+    let ast = match env.compile(&rule.rule) {
+        Ok(ast) => ast,
+        Err(issues) => {
+            out.error = Some(invalid(format!("compilation failed: {issues}")));
+            return out;
+        }
+    };
+    if ast.result_type() != Some(&Type::Bool) {
+        out.error = Some(invalid("cel expression must evaluate to a bool"));
+        return out;
+    }
+    out.uses_old_self = references(&ast, OLD_SELF_VARIABLE);
+    let program = match plan(env, &ast, options) {
+        Ok(p) => p,
+        Err(e) => {
+            out.error = Some(invalid(format!("program instantiation failed: {e}")));
+            return out;
+        }
+    };
+    out.max_cost = env.estimate_cost(&ast, sizes).map_or(0, |c| c.max);
+    out.program = Some(program);
+    if !rule.message_expression.is_empty() {
+        compile_message_expression(&mut out, env, sizes, options);
+    }
+    out
+}
+
+fn compile_message_expression(
+    out: &mut CompiledRule,
+    env: &Env,
+    sizes: &DeclSizes,
+    options: &RuleOptions,
+) {
+    let ast = match env.compile(&out.rule.message_expression) {
+        Ok(ast) => ast,
+        Err(issues) => {
+            out.message_expression_error = Some(invalid(format!(
+                "messageExpression compilation failed: {issues}"
+            )));
+            return;
+        }
+    };
+    if ast.result_type() != Some(&Type::String) {
+        out.message_expression_error = Some(invalid("messageExpression must evaluate to a string"));
+        return;
+    }
+    match plan(env, &ast, options) {
+        Ok(p) => {
+            out.message_expression_max_cost = env.estimate_cost(&ast, sizes).map_or(0, |c| c.max);
+            out.message_program = Some(p);
+        }
+        Err(e) => {
+            out.message_expression_error = Some(invalid(format!(
+                "messageExpression instantiation failed: {e}"
+            )));
+        }
+    }
+}
+
+fn plan(env: &Env, ast: &Ast, options: &RuleOptions) -> Result<Program, crate::Issues> {
+    env.program_with(
+        ast,
+        ProgramOptions {
+            backend: options.backend,
+            ..ProgramOptions::default()
+        },
+    )
+}
+
+/// Whether a checked expression refers to a variable.
+fn references(ast: &Ast, variable: &str) -> bool {
+    ast.checked()
+        .is_some_and(|c| c.references.values().any(|r| r.name == variable))
+}
