@@ -2,7 +2,9 @@
 //!
 //! A [`Substitution`] maps type parameters (overload parameters instantiated as fresh
 //! variables `_var0`, `_var1`, ...) to the types they have been unified with. Assignability
-//! is tried on a copy and committed only on success, so a failed overload leaves no trace.
+//! is tried and undone on failure (from a log of what each binding replaced, not on a copy
+//! of every binding, which made checking a long expression quadratic), so a failed overload
+//! leaves no trace.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -13,6 +15,9 @@ use cel_types::{Primitive, Type};
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Substitution {
     map: HashMap<Arc<str>, Type>,
+    /// While a trial runs: each binding it made, with what the parameter was bound to
+    /// before, so that a failed trial can be undone.
+    undo: Vec<(Arc<str>, Option<Type>)>,
 }
 
 impl Substitution {
@@ -25,31 +30,41 @@ impl Substitution {
 
     fn add(&mut self, param: &Type, t: Type) {
         if let Type::TypeParam(name) = param {
-            self.map.insert(name.clone(), t);
+            let before = self.map.insert(name.clone(), t);
+            self.undo.push((name.clone(), before));
         }
+    }
+
+    /// Runs `attempt`, keeping the bindings it makes only if it succeeds.
+    fn trial(&mut self, attempt: impl FnOnce(&mut Self) -> bool) -> bool {
+        let start = self.undo.len();
+        let ok = attempt(self);
+        if !ok {
+            while self.undo.len() > start {
+                let Some((name, before)) = self.undo.pop() else {
+                    break;
+                };
+                match before {
+                    Some(t) => self.map.insert(name, t),
+                    None => self.map.remove(&name),
+                };
+            }
+        } else if start == 0 {
+            // The outermost trial succeeded: nothing can undo it any more.
+            self.undo.clear();
+        }
+        ok
     }
 
     /// Whether a value of type `from` may be used where `to` is expected, binding type
     /// parameters as needed. Bindings are kept only if the answer is yes.
     pub(crate) fn is_assignable(&mut self, to: &Type, from: &Type) -> bool {
-        let mut trial = self.clone();
-        if trial.assignable(from, to) {
-            *self = trial;
-            true
-        } else {
-            false
-        }
+        self.trial(|s| s.assignable(from, to))
     }
 
     /// Pairwise [`Self::is_assignable`] over two equally long lists, all or nothing.
     pub(crate) fn is_assignable_list(&mut self, to: &[Type], from: &[Type]) -> bool {
-        let mut trial = self.clone();
-        if trial.assignable_list(from, to) {
-            *self = trial;
-            true
-        } else {
-            false
-        }
+        self.trial(|s| s.assignable_list(from, to))
     }
 
     fn assignable_list(&mut self, l1: &[Type], l2: &[Type]) -> bool {

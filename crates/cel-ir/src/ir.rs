@@ -299,6 +299,13 @@ pub enum Op {
     /// A value in storage of its own (a lazily initialised accumulator that steps update in
     /// place must not alias the value it was initialised from).
     Own,
+    /// Where the evaluation's temporaries (values and errors) end now: a mark taken at the
+    /// start of a loop body that may make values.
+    ArenaMark,
+    /// At a loop's back edge: frees the values and errors made since the mark (the
+    /// operand), except those the listed local slots hold, which move to new storage and
+    /// the slots with them. So a loop's temporaries die with their iteration.
+    ArenaRelease { vals: Vec<u32>, errs: Vec<u32> },
 }
 
 /// One instruction with its results and operands.
@@ -390,16 +397,40 @@ impl Function {
 
 /// Builds a [`Function`]: creates blocks and values and appends instructions to the current
 /// block.
+///
+/// It also keeps what the lowering needs to know while it builds: how many instructions
+/// there are (for the size budget), the dominator tree of the blocks entered so far (so a
+/// lazily initialised value is computed once where one computation dominates the others),
+/// and which local slots the loops being built write.
 #[derive(Debug, Default)]
 pub struct Builder {
     func: Function,
     current: Option<Block>,
+    insts: usize,
+    /// Pooled constants by their text, so that adding one is not a search of the pool.
+    const_index: std::collections::HashMap<String, ConstId>,
+    /// Per block: the forward predecessors seen so far.
+    preds: Vec<Vec<u32>>,
+    /// Per block: its immediate dominator and depth in the dominator tree, set when the
+    /// block is first entered (`None`: not entered yet, or entered without predecessors).
+    idom: Vec<Option<(u32, u32)>>,
+    entered: Vec<bool>,
+    /// False once an edge reached a block after it was entered (other than a loop's back
+    /// edge): dominance answers given before may then be wrong.
+    dominance_sound: bool,
+    /// For each loop being built: the `val` and `err` local slots its body writes.
+    loop_writes: Vec<std::collections::BTreeSet<u32>>,
+    /// The number of instructions with a `val` result that may allocate one.
+    allocating: usize,
 }
 
 impl Builder {
     /// A builder for a new function, positioned at its entry block.
     pub fn new() -> Builder {
-        let mut b = Builder::default();
+        let mut b = Builder {
+            dominance_sound: true,
+            ..Builder::default()
+        };
         let entry = b.create_block();
         b.switch_to(entry);
         b
@@ -410,15 +441,114 @@ impl Builder {
         self.func
     }
 
+    /// The number of instructions appended so far.
+    pub fn inst_count(&self) -> usize {
+        self.insts
+    }
+
+    /// The number of instructions appended so far that produce a `val` which may be a new
+    /// value (everything but reads of locals, variables and constants).
+    pub fn allocating_count(&self) -> usize {
+        self.allocating
+    }
+
+    /// Whether every path from the entry to `b` passes through `a`, as far as the blocks
+    /// entered so far show. Always false for blocks not entered yet, and once
+    /// [`Builder::dominance_sound`] is false the answer may be wrong.
+    pub fn dominates(&self, a: Block, b: Block) -> bool {
+        let (a, mut b) = (a.0, b.0);
+        let depth = |x: u32| self.idom[x as usize].map_or(0, |(_, d)| d);
+        if !self.entered[a as usize] || !self.entered[b as usize] {
+            return false;
+        }
+        let da = depth(a);
+        while depth(b) > da {
+            match self.idom[b as usize] {
+                Some((p, _)) => b = p,
+                None => return false,
+            }
+        }
+        a == b
+    }
+
+    /// Whether blocks were only ever entered once all their forward predecessors were
+    /// known, which [`Builder::dominates`] relies on.
+    pub fn dominance_sound(&self) -> bool {
+        self.dominance_sound
+    }
+
+    /// Starts recording the `val` and `err` local slots written, for a loop's body.
+    pub fn begin_loop_writes(&mut self) {
+        self.loop_writes.push(std::collections::BTreeSet::new());
+    }
+
+    /// Stops recording for the innermost loop: the slots its body wrote, in order.
+    pub fn end_loop_writes(&mut self) -> Vec<u32> {
+        self.loop_writes
+            .pop()
+            .map(|s| s.into_iter().collect())
+            .unwrap_or_default()
+    }
+
     /// A new empty block.
     pub fn create_block(&mut self) -> Block {
         self.func.blocks.push(BlockData::default());
+        self.preds.push(Vec::new());
+        self.idom.push(None);
+        self.entered.push(false);
         Block(self.func.blocks.len() as u32 - 1)
     }
 
-    /// Appends instructions to `b` from now on.
+    /// Appends instructions to `b` from now on. Entering a block for the first time fixes
+    /// its immediate dominator from the predecessors known then: the lowering enters a
+    /// block only after every forward jump to it was made.
     pub fn switch_to(&mut self, b: Block) {
         self.current = Some(b);
+        let bi = b.0 as usize;
+        if self.entered[bi] {
+            return;
+        }
+        self.entered[bi] = true;
+        if bi == 0 {
+            return;
+        }
+        let mut common: Option<u32> = None;
+        for &p in &self.preds[bi] {
+            if !self.entered[p as usize] || (p != 0 && self.idom[p as usize].is_none()) {
+                continue;
+            }
+            common = Some(match common {
+                None => p,
+                Some(c) => self.common_dominator(c, p),
+            });
+        }
+        self.idom[bi] = common.map(|c| (c, self.idom[c as usize].map_or(0, |(_, d)| d) + 1));
+    }
+
+    /// The nearest block that dominates both `a` and `b` (both entered).
+    fn common_dominator(&self, mut a: u32, mut b: u32) -> u32 {
+        let depth = |x: u32| self.idom[x as usize].map_or(0, |(_, d)| d);
+        while depth(a) > depth(b) {
+            a = self.idom[a as usize].map_or(0, |(p, _)| p);
+        }
+        while depth(b) > depth(a) {
+            b = self.idom[b as usize].map_or(0, |(p, _)| p);
+        }
+        while a != b {
+            a = self.idom[a as usize].map_or(0, |(p, _)| p);
+            b = self.idom[b as usize].map_or(0, |(p, _)| p);
+        }
+        a
+    }
+
+    /// Records the edge `from → to`.
+    fn add_edge(&mut self, from: Block, to: Block) {
+        let ti = to.0 as usize;
+        if self.entered[ti] && !self.dominates(to, from) {
+            // A forward edge into a block already entered: its dominator may be wrong.
+            self.dominance_sound = false;
+        }
+        self.preds[ti].push(from.0);
     }
 
     /// The block instructions go to.
@@ -462,11 +592,16 @@ impl Builder {
 
     /// Adds a constant to the pool (reusing an equal one).
     pub fn constant(&mut self, c: Constant) -> ConstId {
-        if let Some(i) = self.func.consts.iter().position(|k| *k == c) {
-            return ConstId(i as u32);
+        // The text identifies a constant (`Debug` prints every part of it); NaNs, unequal to
+        // themselves, then share one entry, which is harmless.
+        let key = format!("{c:?}");
+        if let Some(id) = self.const_index.get(&key) {
+            return *id;
         }
         self.func.consts.push(c);
-        ConstId(self.func.consts.len() as u32 - 1)
+        let id = ConstId(self.func.consts.len() as u32 - 1);
+        self.const_index.insert(key, id);
+        id
     }
 
     /// Appends an instruction with results of the given types.
@@ -478,6 +613,7 @@ impl Builder {
         expr: ExprId,
     ) -> Vec<Value> {
         let results: Vec<Value> = result_types.iter().map(|t| self.new_value(*t)).collect();
+        self.note(&op, &args, result_types);
         let b = self.current().0 as usize;
         self.func.blocks[b].insts.push(Inst {
             op,
@@ -486,6 +622,46 @@ impl Builder {
             expr,
         });
         results
+    }
+
+    /// Prepends an instruction to a block (before everything appended to it so far).
+    pub fn inst_first(
+        &mut self,
+        block: Block,
+        op: Op,
+        args: Vec<Value>,
+        result_types: &[Ty],
+        expr: ExprId,
+    ) -> Vec<Value> {
+        let results: Vec<Value> = result_types.iter().map(|t| self.new_value(*t)).collect();
+        self.note(&op, &args, result_types);
+        self.func.blocks[block.0 as usize].insts.insert(
+            0,
+            Inst {
+                op,
+                args,
+                results: results.clone(),
+                expr,
+            },
+        );
+        results
+    }
+
+    /// Counts an instruction and records the local slots it writes.
+    fn note(&mut self, op: &Op, args: &[Value], result_types: &[Ty]) {
+        self.insts += 1;
+        if result_types.first() == Some(&Ty::Val)
+            && !matches!(op, Op::LocalGet(_) | Op::LoadVar(_) | Op::ValConst(_))
+        {
+            self.allocating += 1;
+        }
+        if let (Op::LocalSet(slot), [v]) = (op, args)
+            && matches!(self.ty(*v), Ty::Val | Ty::Err)
+        {
+            for frame in &mut self.loop_writes {
+                frame.insert(*slot);
+            }
+        }
     }
 
     /// Appends an instruction with one result.
@@ -506,8 +682,19 @@ impl Builder {
 
     /// Ends the current block.
     pub fn terminate(&mut self, t: Term) {
-        let b = self.current().0 as usize;
+        let from = self.current();
+        let b = from.0 as usize;
         debug_assert!(self.func.blocks[b].term.is_none(), "block terminated twice");
+        match &t {
+            Term::Jump(to, _) => self.add_edge(from, *to),
+            Term::Branch {
+                then, otherwise, ..
+            } => {
+                self.add_edge(from, then.0);
+                self.add_edge(from, otherwise.0);
+            }
+            Term::Return { .. } => {}
+        }
         self.func.blocks[b].term = Some(t);
     }
 

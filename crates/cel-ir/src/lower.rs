@@ -22,6 +22,21 @@ use cel_types::Type;
 
 use crate::ir::{ArithOp, Builder, CmpOp, Constant, Function, Op, Ty, Value};
 
+/// The most elements a list literal is built from in one instruction; longer ones are built
+/// element by element.
+const MAX_LIST_OPERANDS: usize = 32;
+
+/// A comprehension's accumulator as its loop updates it: the scope entry, the value and
+/// error slots, their representation, and the flags (lazy initialisation, deferred literal
+/// cost) a step settles.
+struct LoopAccumulator {
+    local: Local,
+    value: u32,
+    err: u32,
+    ty: Ty,
+    flags: [Option<u32>; 2],
+}
+
 /// A lowered expression: its value and, if it can fail, its error handle.
 #[derive(Clone, Copy, Debug)]
 struct Lv {
@@ -47,8 +62,41 @@ enum Local {
     },
 }
 
-/// Lowers a checked expression. `costs` must come from the same AST.
-pub fn lower(checked: &CheckedAst, costs: &CostPlan) -> Function {
+/// Why an expression was not lowered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LowerError {
+    /// The function would have more instructions than the budget allows (native code
+    /// whose compile time would grow faster than the expression: left to the interpreter).
+    TooLarge {
+        /// The budget, in instructions.
+        budget: usize,
+    },
+    /// The lowering could not prove where a lazily initialised value is computed (a bug;
+    /// the expression is left to the interpreter rather than compiled wrongly).
+    Unsound,
+}
+
+impl std::fmt::Display for LowerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LowerError::TooLarge { budget } => {
+                write!(f, "the expression needs more than {budget} IR instructions")
+            }
+            LowerError::Unsound => f.write_str("the lowering lost track of dominance"),
+        }
+    }
+}
+
+impl std::error::Error for LowerError {}
+
+/// Lowers a checked expression. `costs` must come from the same AST. The lowering stops as
+/// soon as the function has more than `budget` instructions, so its own time and memory
+/// stay proportional to the budget and the expression's size.
+pub fn lower(
+    checked: &CheckedAst,
+    costs: &CostPlan,
+    budget: usize,
+) -> Result<Function, LowerError> {
     let root = &checked.ast.expr;
     let residual_roots = residual_roots(root);
     let mut exprs: HashMap<ExprId, &Expr> = HashMap::new();
@@ -62,11 +110,19 @@ pub fn lower(checked: &CheckedAst, costs: &CostPlan) -> Function {
         scopes: Vec::new(),
         residual_roots,
         exprs,
+        budget,
+        lazy_ready: HashMap::new(),
     };
     let lv = l.lower(root);
+    if l.b.inst_count() > budget {
+        return Err(LowerError::TooLarge { budget });
+    }
+    if !l.b.dominance_sound() {
+        return Err(LowerError::Unsound);
+    }
     let err = l.err_or_none(lv.err, root.id);
     l.b.terminate(crate::ir::Term::Return { value: lv.v, err });
-    l.b.finish()
+    Ok(l.b.finish())
 }
 
 /// The nodes that must be evaluated by the interpreter: for every node the lowering does not
@@ -169,6 +225,11 @@ struct Lowerer<'a> {
     scopes: Vec<(String, Local)>,
     residual_roots: HashSet<ExprId>,
     exprs: HashMap<ExprId, &'a Expr>,
+    /// The most instructions the function may have.
+    budget: usize,
+    /// For each lazily initialised accumulator (by its flag slot): the blocks where an
+    /// initialisation has completed.
+    lazy_ready: HashMap<u32, Vec<crate::ir::Block>>,
 }
 
 /// The lowering's view of a scalar checked type.
@@ -290,6 +351,12 @@ impl<'a> Lowerer<'a> {
     }
 
     fn lower(&mut self, e: &'a Expr) -> Lv {
+        if self.b.inst_count() > self.budget {
+            // Over budget: the function is discarded; stop doing work for it.
+            let ty = scalar_ty(self.checked_type(e)).unwrap_or(Ty::Val);
+            let v = self.dummy(ty, e.id);
+            return Lv { v, err: None };
+        }
         if self.residual_roots.contains(&e.id) {
             let (v, err) = self.b.inst2(Op::Residual(e.id), vec![], Ty::Val, e.id);
             return Lv { v, err: Some(err) };
@@ -428,8 +495,12 @@ impl<'a> Lowerer<'a> {
                     let t = self.b.inst1(Op::BoolConst(true), vec![], Ty::Bool, id);
                     self.b.inst0(Op::LocalSet(flag), vec![t], id);
                 }
-                if let Some((flag, init)) = lazy {
-                    // Initialise on first read, as cel-go does.
+                if let Some((flag, init)) = lazy
+                    && !self.initialised_here(flag)
+                {
+                    // Initialise on first read, as cel-go does. The initialiser is emitted
+                    // once on each path: a read that a completed initialisation dominates
+                    // reads the slot directly, so code grows linearly with the bindings.
                     let ready = self.b.create_block();
                     let init_block = self.b.create_block();
                     let f = self.b.inst1(Op::LocalGet(flag), vec![], Ty::Bool, id);
@@ -451,6 +522,7 @@ impl<'a> Lowerer<'a> {
                     self.b.inst0(Op::LocalSet(flag), vec![t], id);
                     self.b.jump(ready, vec![]);
                     self.b.switch_to(ready);
+                    self.lazy_ready.entry(flag).or_default().push(ready);
                 }
                 let ty = self.b_local_ty(value);
                 let v = self.b.inst1(Op::LocalGet(value), vec![], ty, id);
@@ -458,6 +530,15 @@ impl<'a> Lowerer<'a> {
                 Lv { v, err: Some(e) }
             }
         }
+    }
+
+    /// Whether the lazily initialised slot guarded by `flag` was initialised on every path
+    /// to the current block.
+    fn initialised_here(&self, flag: u32) -> bool {
+        let here = self.b.current();
+        self.lazy_ready
+            .get(&flag)
+            .is_some_and(|blocks| blocks.iter().any(|r| self.b.dominates(*r, here)))
     }
 
     fn b_local_ty(&self, slot: u32) -> Ty {
@@ -1092,7 +1173,7 @@ impl<'a> Lowerer<'a> {
     fn lower_list(&mut self, e: &'a Expr, list: &'a cel_syntax::ListExpr) -> Lv {
         let id = e.id;
         self.lower_aggregate(id, |this, exit| {
-            if list.optional_indices.is_empty() {
+            if list.optional_indices.is_empty() && list.elements.len() <= MAX_LIST_OPERANDS {
                 // Elements in order, stopping at the first error; then one list.
                 let vals = list
                     .elements
@@ -1103,7 +1184,8 @@ impl<'a> Lowerer<'a> {
                 return (v, this.no_err(id));
             }
             // Built element by element: an optional element is checked as soon as it is
-            // evaluated, as the interpreter does.
+            // evaluated, as the interpreter does, and a long list does not keep every
+            // element live at once (register allocation would take quadratic time).
             let mut l = this.b.inst1(Op::MakeList, vec![], Ty::Val, id);
             for (i, el) in list.elements.iter().enumerate() {
                 let v = this.lower_part(el, exit, id);
@@ -1174,14 +1256,19 @@ impl<'a> Lowerer<'a> {
             self.b.branch(any, (done, vec![dummy, err]), (go, vec![]));
             self.b.switch_to(go);
         }
-        let (n, nerr) = self.b.inst2(Op::IterLen, vec![range.v], Ty::Index, id);
-        {
+        // `cel.bind` iterates over `[]`: no loop at all (its code would be dead).
+        let empty_range = matches!(&c.iter_range.kind, ExprKind::List(l) if l.elements.is_empty());
+        let n = if empty_range {
+            None
+        } else {
+            let (n, nerr) = self.b.inst2(Op::IterLen, vec![range.v], Ty::Index, id);
             let any = self.b.inst1(Op::IsErr, vec![nerr], Ty::Bool, id);
             let go = self.b.create_block();
             let dummy = self.dummy(result_ty, id);
             self.b.branch(any, (done, vec![dummy, nerr]), (go, vec![]));
             self.b.switch_to(go);
-        }
+            Some(n)
+        };
 
         // The accumulator lives in local slots; it is initialised lazily unless its
         // initial value is a literal the result always reads.
@@ -1241,7 +1328,41 @@ impl<'a> Lowerer<'a> {
             deferred,
         };
 
-        // The loop: header(i) → body → header(i + 1), or → exit.
+        if let Some(n) = n {
+            let loop_state = LoopAccumulator {
+                local: accu.clone(),
+                value: acc_v,
+                err: acc_e,
+                ty: accu_ty,
+                flags: [lazy.map(|(f, _)| f), deferred.map(|(f, _)| f)],
+            };
+            self.lower_loop(c, id, range.v, n, &loop_state);
+        }
+
+        // The result, with the accumulator in scope.
+        self.scopes.push((c.accu_var.clone(), accu));
+        let r = self.lower(&c.result);
+        let r = self.coerce(r, result_ty, id);
+        self.scopes.pop();
+        let rerr = self.err_or_none(r.err, id);
+        self.b.jump(done, vec![r.v, rerr]);
+        self.b.switch_to(done);
+        Lv {
+            v: dv,
+            err: Some(de),
+        }
+    }
+
+    /// The loop of a comprehension over `range` (of `n` iterations): header(i) → body →
+    /// header(i + 1), or → exit, where it leaves the builder.
+    fn lower_loop(
+        &mut self,
+        c: &'a Comprehension,
+        id: ExprId,
+        range: Value,
+        n: Value,
+        accu: &LoopAccumulator,
+    ) {
         let zero = self.b.inst1(Op::IntConst(0), vec![], Ty::Index, id);
         let header = self.b.create_block();
         let i = self.b.add_param(header, Ty::Index);
@@ -1253,18 +1374,20 @@ impl<'a> Lowerer<'a> {
         self.b.branch(more, (body, vec![]), (exit, vec![]));
 
         self.b.switch_to(body);
-        self.scopes.push((c.accu_var.clone(), accu.clone()));
+        self.b.begin_loop_writes();
+        let allocating_before = self.b.allocating_count();
+        self.scopes.push((c.accu_var.clone(), accu.local.clone()));
         let k = self.b.inst1(
             Op::IterKey {
                 two_var: c.iter_var2.is_some(),
             },
-            vec![range.v, i],
+            vec![range, i],
             Ty::Val,
             id,
         );
         match &c.iter_var2 {
             Some(v2) => {
-                let val = self.b.inst1(Op::IterValue, vec![range.v, i], Ty::Val, id);
+                let val = self.b.inst1(Op::IterValue, vec![range, i], Ty::Val, id);
                 self.scopes.push((c.iter_var.clone(), Local::Iter(k)));
                 self.scopes.push((v2.clone(), Local::Iter(val)));
             }
@@ -1292,37 +1415,44 @@ impl<'a> Lowerer<'a> {
         let step_block = self.b.create_block();
         self.b.branch(stop, (exit, vec![]), (step_block, vec![]));
         self.b.switch_to(step_block);
-        let step = self.lower_step(&c.loop_step, &c.accu_var, accu_ty);
-        let step = self.coerce(step, accu_ty, id);
+        let step = self.lower_step(&c.loop_step, &c.accu_var, accu.ty);
+        let step = self.coerce(step, accu.ty, id);
         let serr = self.err_or_none(step.err, id);
-        self.b.inst0(Op::LocalSet(acc_v), vec![step.v], id);
-        self.b.inst0(Op::LocalSet(acc_e), vec![serr], id);
+        self.b.inst0(Op::LocalSet(accu.value), vec![step.v], id);
+        self.b.inst0(Op::LocalSet(accu.err), vec![serr], id);
         // The step's value replaces the accumulator: its initial value is no longer
         // pending, whether or not the step read it.
-        let flags = [lazy.map(|(f, _)| f), deferred.map(|(f, _)| f)];
-        for flag in flags.into_iter().flatten() {
+        for flag in accu.flags.into_iter().flatten() {
             let t = self.b.inst1(Op::BoolConst(true), vec![], Ty::Bool, id);
             self.b.inst0(Op::LocalSet(flag), vec![t], id);
         }
+        self.release_iteration(body, allocating_before, id);
         let next = self.b.inst1(Op::IndexInc, vec![i], Ty::Index, id);
         self.b.jump(header, vec![next]);
+        self.scopes.pop();
         self.scopes.pop();
         if c.iter_var2.is_some() {
             self.scopes.pop();
         }
-
-        // The result, with the accumulator still in scope.
         self.b.switch_to(exit);
-        let r = self.lower(&c.result);
-        let r = self.coerce(r, result_ty, id);
-        self.scopes.pop();
-        let rerr = self.err_or_none(r.err, id);
-        self.b.jump(done, vec![r.v, rerr]);
-        self.b.switch_to(done);
-        Lv {
-            v: dv,
-            err: Some(de),
+    }
+
+    /// Ends a loop body that began at `body`: if it may have made values, the values and
+    /// errors made in the iteration are freed at the back edge, but for those the local
+    /// slots written in the body hold (the accumulator, lazily initialised bindings). So
+    /// native code's memory does not grow with the number of iterations.
+    fn release_iteration(&mut self, body: crate::ir::Block, allocating_before: usize, id: ExprId) {
+        let written = self.b.end_loop_writes();
+        if self.b.allocating_count() == allocating_before {
+            return;
         }
+        let mark = self
+            .b
+            .inst_first(body, Op::ArenaMark, vec![], &[Ty::Index], id);
+        let (vals, errs): (Vec<u32>, Vec<u32>) = written
+            .into_iter()
+            .partition(|slot| self.b_local_ty(*slot) == Ty::Val);
+        self.b.inst0(Op::ArenaRelease { vals, errs }, mark, id);
     }
 
     /// Lowers a comprehension step, appending to a list or inserting into a map in place for

@@ -52,6 +52,15 @@ fn op_text(op: &Op) -> String {
         Op::Not => "not".into(),
         Op::BoolAnd => "bool.and".into(),
         Op::Own => "own".into(),
+        Op::ArenaMark => "arena.mark".into(),
+        Op::ArenaRelease { vals, errs } => {
+            let slots = |s: &[u32]| s.iter().map(|l| format!("l{l}")).collect::<Vec<_>>();
+            format!(
+                "arena.release keep [{}] [{}]",
+                slots(vals).join(", "),
+                slots(errs).join(", ")
+            )
+        }
         Op::ScalarCmp(c) => format!("cmp.{}", c.text()),
         Op::DoubleCmp(c) => format!("double.cmp.{}", c.text()),
         Op::ValEq { negate } => if *negate { "val.ne" } else { "val.eq" }.into(),

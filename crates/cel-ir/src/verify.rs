@@ -106,15 +106,49 @@ fn dominators(func: &Function) -> Vec<Option<usize>> {
     idom
 }
 
-fn dominates(idom: &[Option<usize>], a: usize, mut b: usize) -> bool {
-    loop {
-        if a == b {
-            return true;
+/// The dominator tree numbered in depth-first order: `a` dominates `b` exactly when `b`'s
+/// interval lies in `a`'s, so each question is answered in constant time (walking up the
+/// tree would make verifying a long chain quadratic).
+struct DomTree {
+    enter: Vec<usize>,
+    leave: Vec<usize>,
+}
+
+impl DomTree {
+    fn new(idom: &[Option<usize>]) -> DomTree {
+        let n = idom.len();
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (b, d) in idom.iter().enumerate() {
+            if let Some(p) = d
+                && *p != b
+            {
+                children[*p].push(b);
+            }
         }
-        match idom[b] {
-            Some(p) if p != b => b = p,
-            _ => return false,
+        let mut enter = vec![usize::MAX; n];
+        let mut leave = vec![0; n];
+        let mut clock = 0;
+        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+        enter[0] = 0;
+        while let Some((b, i)) = stack.pop() {
+            if let Some(&c) = children[b].get(i) {
+                stack.push((b, i + 1));
+                clock += 1;
+                enter[c] = clock;
+                stack.push((c, 0));
+            } else {
+                clock += 1;
+                leave[b] = clock;
+            }
         }
+        DomTree { enter, leave }
+    }
+
+    fn dominates(&self, a: usize, b: usize) -> bool {
+        self.enter[a] != usize::MAX
+            && self.enter[b] != usize::MAX
+            && self.enter[a] <= self.enter[b]
+            && self.leave[b] <= self.leave[a]
     }
 }
 
@@ -141,6 +175,7 @@ pub fn verify(func: &Function) -> Result<(), VerifyError> {
         }
     }
     let idom = dominators(func);
+    let tree = DomTree::new(&idom);
     let check_use = |v: Value, bi: usize, pos: isize| -> Result<(), VerifyError> {
         let Some(&(db, dp)) = def.get(&v) else {
             return err(format!("{v} used in bb{bi} but never defined"));
@@ -152,7 +187,7 @@ pub fn verify(func: &Function) -> Result<(), VerifyError> {
         let ok = if db == bi {
             dp < pos
         } else {
-            dominates(&idom, db, bi)
+            tree.dominates(db, bi)
         };
         if ok {
             Ok(())
@@ -312,6 +347,17 @@ fn check_types(
         Op::IndexLt => all(Ty::Index) && args.len() == 2,
         Op::LocalGet(s) => func.locals.get(*s as usize) == Some(&t(&results[0])),
         Op::LocalSet(s) => args.len() == 1 && func.locals.get(*s as usize) == Some(&t(&args[0])),
+        Op::ArenaMark => results.len() == 1 && t(&results[0]) == Ty::Index,
+        Op::ArenaRelease { vals, errs } => {
+            args.len() == 1
+                && all(Ty::Index)
+                && vals
+                    .iter()
+                    .all(|s| func.locals.get(*s as usize) == Some(&Ty::Val))
+                && errs
+                    .iter()
+                    .all(|s| func.locals.get(*s as usize) == Some(&Ty::Err))
+        }
         Op::ChargeIfOk(_) => all(Ty::Err) && args.len() == 1,
         Op::ChargeUnless(_) => all(Ty::Bool) && args.len() == 1,
         Op::ChargeQualifier { .. } => {

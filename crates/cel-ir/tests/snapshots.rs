@@ -44,7 +44,8 @@ fn ir(env: &Env, expr: &str) -> String {
             )
         },
     );
-    let f = cel_ir::compile(checked, &costs).unwrap_or_else(|e| panic!("{expr}: {e}"));
+    let f = cel_ir::compile(checked, &costs, cel_ir::DEFAULT_BUDGET)
+        .unwrap_or_else(|e| panic!("{expr}: {e}"));
     cel_ir::print(&f)
 }
 

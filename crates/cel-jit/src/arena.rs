@@ -14,6 +14,10 @@ use cel_runtime::Value;
 /// The first chunk's capacity; later chunks double, up to [`MAX_CHUNK`].
 const FIRST_CHUNK: usize = 16;
 const MAX_CHUNK: usize = 4096;
+const _: () = assert!(
+    MAX_CHUNK < 1 << 16,
+    "a chunk's length must fit an ArenaMark's bits"
+);
 
 /// One chunk: a fixed-capacity block of values, the first `len` initialised.
 struct Chunk {
@@ -32,12 +36,22 @@ impl Chunk {
 
     /// Drops the values, keeping the block.
     fn clear(&mut self) {
-        let len = std::mem::replace(&mut self.len, 0);
-        // SAFETY: the first `len` slots were initialised; `len` is already 0, so even a
+        self.truncate(0);
+    }
+
+    /// Drops the values from index `keep` on, keeping the block.
+    fn truncate(&mut self, keep: usize) {
+        if keep >= self.len {
+            return;
+        }
+        let len = std::mem::replace(&mut self.len, keep);
+        // SAFETY: slots `keep..len` were initialised; `len` already says `keep`, so even a
         // panicking drop cannot lead to a second drop of them.
         unsafe {
-            let values =
-                std::ptr::slice_from_raw_parts_mut(self.base.as_ptr().cast::<Value>(), len);
+            let values = std::ptr::slice_from_raw_parts_mut(
+                self.base.as_ptr().cast::<Value>().add(keep),
+                len - keep,
+            );
             std::ptr::drop_in_place(values);
         }
     }
@@ -79,6 +93,32 @@ pub(crate) struct Arena {
     current: Option<Chunk>,
     /// Chunks filled before it.
     full: Vec<Chunk>,
+    /// An empty chunk freed by [`Arena::release`], reused before allocating another.
+    spare: Option<Chunk>,
+}
+
+/// A position in an [`Arena`]: the values allocated before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ArenaMark {
+    full: usize,
+    len: usize,
+}
+
+impl ArenaMark {
+    /// The mark in 32 bits (16 for the current chunk's length, at most [`MAX_CHUNK`], and
+    /// 16 for the number of full chunks), or `None` past 2^16 chunks (hundreds of
+    /// millions of values: such an evaluation simply frees nothing early).
+    pub(crate) fn to_bits(self) -> Option<u32> {
+        let full = u32::try_from(self.full).ok().filter(|f| *f < 1 << 16)?;
+        Some((full << 16) | self.len as u32)
+    }
+
+    pub(crate) fn from_bits(bits: u32) -> ArenaMark {
+        ArenaMark {
+            full: (bits >> 16) as usize,
+            len: (bits & 0xffff) as usize,
+        }
+    }
 }
 
 impl Drop for Arena {
@@ -117,7 +157,10 @@ impl Arena {
             Some(full) => {
                 let cap = (full.cap * 2).min(MAX_CHUNK);
                 self.full.push(full);
-                Chunk::new(cap)
+                match self.spare.take() {
+                    Some(spare) => spare,
+                    None => Chunk::new(cap),
+                }
             }
             None => SPARE
                 .try_with(|s| s.take())
@@ -134,6 +177,78 @@ impl Arena {
             .iter()
             .chain(self.full.iter().rev())
             .any(|c| c.contains(p))
+    }
+
+    /// Where the values end now: the number of full chunks and the current chunk's length.
+    /// Values allocated later may be freed by [`Arena::release`] with this mark.
+    pub(crate) fn mark(&self) -> ArenaMark {
+        ArenaMark {
+            full: self.full.len(),
+            len: self.current.as_ref().map_or(0, |c| c.len),
+        }
+    }
+
+    /// Drops the values allocated since `mark`, except those `keep` points to, which move
+    /// to new places (written back into `keep`; a pointer listed twice gets one new place).
+    /// Pointers that are null or to values older than the mark are left as they are.
+    pub(crate) fn release(&mut self, mark: ArenaMark, keep: &mut [*const Value]) {
+        if self.mark() == mark {
+            return;
+        }
+        // Clones of the survivors: the originals are dropped below, so each survivor's
+        // storage is again owned once (updates in place stay possible).
+        let mut kept: Vec<(*const Value, Value)> = Vec::new();
+        for p in keep.iter() {
+            if !p.is_null() && self.allocated_since(mark, *p) && !kept.iter().any(|(q, _)| q == p) {
+                // SAFETY: `p` points into this arena's live values (just checked), which
+                // nothing mutates while the shim runs.
+                kept.push((*p, unsafe { (**p).clone() }));
+            }
+        }
+        self.truncate(mark);
+        let mut moved: Vec<(*const Value, *const Value)> = Vec::with_capacity(kept.len());
+        for (old, v) in kept {
+            moved.push((old, self.alloc(v)));
+        }
+        for p in keep.iter_mut() {
+            if let Some((_, new)) = moved.iter().find(|(old, _)| old == p) {
+                *p = *new;
+            }
+        }
+    }
+
+    /// Whether `p` is a value allocated after `mark`.
+    fn allocated_since(&self, mark: ArenaMark, p: *const Value) -> bool {
+        let later_chunks = self.full.iter().skip(mark.full).chain(self.current.iter());
+        for (i, c) in later_chunks.enumerate() {
+            if c.contains(p) {
+                if i > 0 {
+                    return true;
+                }
+                let start = c.base.as_ptr() as usize + mark.len * std::mem::size_of::<Value>();
+                return p as usize >= start;
+            }
+        }
+        false
+    }
+
+    /// Drops every value allocated after `mark`; the chunks made since become the spare.
+    fn truncate(&mut self, mark: ArenaMark) {
+        while self.full.len() > mark.full {
+            let Some(previous) = self.full.pop() else {
+                break;
+            };
+            if let Some(mut later) = self.current.replace(previous) {
+                later.clear();
+                // The largest freed chunk is kept for the next `next_chunk`.
+                if self.spare.as_ref().is_none_or(|s| s.cap < later.cap) {
+                    self.spare = Some(later);
+                }
+            }
+        }
+        if let Some(c) = &mut self.current {
+            c.truncate(mark.len);
+        }
     }
 
     /// The number of values held.

@@ -21,7 +21,8 @@ use cel_syntax::ExprId;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{self as cl};
 use cranelift_codegen::ir::{
-    AbiParam, BlockArg, FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, types,
+    AbiParam, BlockArg, FuncRef, InstBuilder, MemFlagsData, StackSlot, StackSlotData,
+    StackSlotKind, types,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::JITModule;
@@ -501,8 +502,58 @@ impl Emitter<'_, '_> {
         self.b.def_var(var, c);
     }
 
+    /// Frees a loop iteration's temporaries: the local slots that survive go to the shim in
+    /// a stack array and are read back from it (their values may have moved).
+    fn release_iteration(
+        &mut self,
+        mark: cl::Value,
+        vals: &[u32],
+        errs: &[u32],
+    ) -> Result<(), JitError> {
+        let mut words = Vec::with_capacity(vals.len() + errs.len());
+        for slot in vals {
+            let var = self.local(*slot)?;
+            words.push(self.b.use_var(var));
+        }
+        for slot in errs {
+            let var = self.local(*slot)?;
+            let h = self.b.use_var(var);
+            words.push(self.b.ins().uextend(types::I64, h));
+        }
+        let (slot, addr) = if words.is_empty() {
+            (None, self.iconst(types::I64, 0))
+        } else {
+            let (s, a) = self.stack_array_slot(&words);
+            (Some(s), a)
+        };
+        let nvals = self.iconst(types::I64, vals.len() as i64);
+        let nerrs = self.iconst(types::I64, errs.len() as i64);
+        self.call(Shim::cel_rt_iteration_release, &[mark, addr, nvals, nerrs])?;
+        if let Some(stack) = slot {
+            for (i, local) in vals.iter().chain(errs).enumerate() {
+                let w = self
+                    .b
+                    .ins()
+                    .stack_load(types::I64, types::I64, stack, (i * 8) as i32);
+                let w = if i < vals.len() {
+                    w
+                } else {
+                    self.b.ins().ireduce(types::I32, w)
+                };
+                let var = self.local(*local)?;
+                self.b.def_var(var, w);
+            }
+        }
+        Ok(())
+    }
+
     /// A stack array of `n` 8-byte slots; its address.
     fn stack_array(&mut self, words: &[cl::Value]) -> cl::Value {
+        self.stack_array_slot(words).1
+    }
+
+    /// A stack array of `n` 8-byte slots: the slot and its address.
+    fn stack_array_slot(&mut self, words: &[cl::Value]) -> (StackSlot, cl::Value) {
         let size = u32::try_from(words.len() * 8).unwrap_or(u32::MAX);
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
@@ -514,7 +565,7 @@ impl Emitter<'_, '_> {
                 .ins()
                 .stack_store(types::I64, *w, slot, (i * 8) as i32);
         }
-        self.b.ins().stack_addr(types::I64, slot, 0)
+        (slot, self.b.ins().stack_addr(types::I64, slot, 0))
     }
 
     /// IR values (all `val`) as a stack array of value pointers and its length, the shape of
@@ -1321,6 +1372,14 @@ impl Emitter<'_, '_> {
                 let x = self.v(a[0])?;
                 let v = self.call(Shim::cel_rt_own, &[x])?;
                 self.def(r[0], v);
+            }
+            Op::ArenaMark => {
+                let m = self.call(Shim::cel_rt_iteration_mark, &[])?;
+                self.def(r[0], m);
+            }
+            Op::ArenaRelease { vals, errs } => {
+                let mark = self.v(a[0])?;
+                self.release_iteration(mark, vals, errs)?;
             }
         }
         Ok(())

@@ -29,6 +29,12 @@ pub enum JitError {
     Codegen(String),
     /// The expression uses something generated code does not handle.
     Unsupported(String),
+    /// The expression lowers to more IR instructions than the budget
+    /// ([`JitOptions::budget`]): it is left to the interpreter.
+    TooLarge {
+        /// The budget it exceeded.
+        budget: usize,
+    },
     /// A constant folded ahead of evaluation failed, as it does for the interpreter.
     Eval(cel_runtime::Error),
 }
@@ -38,6 +44,10 @@ impl std::fmt::Display for JitError {
         match self {
             JitError::Codegen(m) => write!(f, "code generation failed: {m}"),
             JitError::Unsupported(m) => write!(f, "not compiled: {m}"),
+            JitError::TooLarge { budget } => write!(
+                f,
+                "not compiled: the expression needs more than {budget} IR instructions"
+            ),
             JitError::Eval(e) => write!(f, "{e}"),
         }
     }

@@ -29,6 +29,10 @@ pub struct JitOptions {
     /// Count the cost and enforce the limit (on by default). Off, generated code has no cost
     /// counter at all: evaluations report a cost of 0 and are never stopped by a limit.
     pub track_cost: bool,
+    /// The most IR instructions an expression may lower to
+    /// ([`cel_ir::DEFAULT_BUDGET`] by default); a larger one is not compiled
+    /// ([`JitError::TooLarge`]), which keeps compile time and memory linear in the budget.
+    pub budget: usize,
     /// Make generated code charge one cost unit too many: a deliberate fault, for the test
     /// that proves the differential comparison with the interpreter can fail.
     #[doc(hidden)]
@@ -41,6 +45,7 @@ impl Default for JitOptions {
             keep_clif: false,
             fast_compile: false,
             track_cost: true,
+            budget: cel_ir::DEFAULT_BUDGET,
             inject_fault: false,
         }
     }
@@ -135,8 +140,12 @@ impl JitProgram {
         options: JitOptions,
     ) -> Result<JitProgram, JitError> {
         let costs = cel_interp::cost_plan(checked, env);
-        let func =
-            cel_ir::compile(checked, &costs).map_err(|e| JitError::Codegen(e.to_string()))?;
+        let func = cel_ir::compile(checked, &costs, options.budget).map_err(|e| match e {
+            cel_ir::CompileError::Lower(cel_ir::LowerError::TooLarge { budget }) => {
+                JitError::TooLarge { budget }
+            }
+            other => JitError::Codegen(other.to_string()),
+        })?;
         let residuals = func.residuals().len();
         let result = match &func.blocks.iter().find_map(|b| match &b.term {
             Some(cel_ir::Term::Return { value, .. }) => Some(*value),
@@ -237,12 +246,17 @@ impl JitProgram {
                     cost,
                 };
             }
-            STATUS_FALLBACK => return self.interpreter.eval_with_limit(activation, limit),
+            STATUS_FALLBACK => {
+                // The native evaluation's values are freed before the interpreter runs.
+                drop(st);
+                return self.interpreter.eval_with_limit(activation, limit);
+            }
             _ => {}
         }
         if self.track_cost && ctx.cost > limit_i {
             // Over the limit: the interpreter stops at the very step cel-go would, with its
             // cost and error.
+            drop(st);
             return self.interpreter.eval_with_limit(activation, limit);
         }
         let result = if ctx.result_err != 0 {
@@ -263,6 +277,38 @@ impl JitProgram {
 }
 
 impl State<'_> {
+    /// Where the errors end now (see [`State::release_errors`]).
+    pub(crate) fn error_mark(&self) -> usize {
+        self.errors.len()
+    }
+
+    /// Forgets the errors made since `mark`, except those `keep` holds handles of, which get
+    /// new handles (written back). Inline handles and older errors are left as they are.
+    pub(crate) fn release_errors(&mut self, mark: usize, keep: &mut [u32]) {
+        if self.errors.len() <= mark {
+            return;
+        }
+        let mut kept: Vec<(u32, Error)> = Vec::new();
+        for h in keep.iter() {
+            let i = (*h as usize).wrapping_sub(1);
+            if *h & INLINE_ERROR == 0
+                && *h != 0
+                && i >= mark
+                && i < self.errors.len()
+                && !kept.iter().any(|(k, _)| k == h)
+            {
+                kept.push((*h, self.errors[i].clone()));
+            }
+        }
+        self.errors.truncate(mark);
+        let moved: Vec<(u32, u32)> = kept.into_iter().map(|(h, e)| (h, self.error(e))).collect();
+        for h in keep.iter_mut() {
+            if let Some((_, new)) = moved.iter().find(|(old, _)| old == h) {
+                *h = *new;
+            }
+        }
+    }
+
     /// The error a handle stands for.
     pub(crate) fn take_error(&mut self, h: u32) -> Error {
         if h & INLINE_ERROR != 0 {

@@ -106,6 +106,13 @@ impl AbiType for *const Value {
     }
 }
 
+impl AbiType for *mut u64 {
+    const TYPE: types::Type = types::I64;
+    fn fallback() -> *mut u64 {
+        std::ptr::null_mut()
+    }
+}
+
 impl AbiType for *const *const Value {
     const TYPE: types::Type = types::I64;
     fn fallback() -> *const *const Value {
@@ -781,6 +788,59 @@ shims! {
     /// A copy of a value in storage of its own.
     fn cel_rt_own(ctx, v: *const Value) -> *const Value {
         state(ctx).arena.alloc(val(v).clone())
+    }
+
+    /// The mark of a loop iteration's start: where the errors (high half) and the arena's
+    /// values (low half) end; `u64::MAX` when there are too many to mark (then nothing is
+    /// freed early).
+    fn cel_rt_iteration_mark(ctx) -> u64 {
+        let st = state(ctx);
+        match (st.arena.mark().to_bits(), u32::try_from(st.error_mark())) {
+            (Some(values), Ok(errors)) => (u64::from(errors) << 32) | u64::from(values),
+            _ => u64::MAX,
+        }
+    }
+
+    /// A loop's back edge: frees the values and errors made since `mark`, except those held
+    /// by the `nvals` value pointers and then `nerrs` error handles in the words at `slots`,
+    /// whose new places are written back there.
+    fn cel_rt_iteration_release(ctx, mark: u64, slots: *mut u64, nvals: u64, nerrs: u64) -> i64 {
+        release_iteration(state(ctx), mark, slots, nvals as usize, nerrs as usize);
+        0
+    }
+}
+
+/// The body of `cel_rt_iteration_release`.
+fn release_iteration(st: &mut State<'_>, mark: u64, slots: *mut u64, nvals: usize, nerrs: usize) {
+    if mark == u64::MAX {
+        return;
+    }
+    let values_mark = crate::arena::ArenaMark::from_bits(mark as u32);
+    let errors_mark = (mark >> 32) as usize;
+    if st.arena.mark() == values_mark && st.error_mark() == errors_mark {
+        // The iteration made nothing.
+        return;
+    }
+    let words: &mut [u64] = if nvals + nerrs == 0 {
+        &mut []
+    } else {
+        // SAFETY: generated code passes a stack array of `nvals + nerrs` words it owns and
+        // does not touch until this call returns.
+        unsafe { std::slice::from_raw_parts_mut(slots, nvals + nerrs) }
+    };
+    let (val_words, err_words) = words.split_at_mut(nvals);
+    let mut values: Vec<*const Value> = val_words
+        .iter()
+        .map(|w| *w as usize as *const Value)
+        .collect();
+    st.arena.release(values_mark, &mut values);
+    for (w, p) in val_words.iter_mut().zip(values) {
+        *w = p as usize as u64;
+    }
+    let mut handles: Vec<u32> = err_words.iter().map(|w| *w as u32).collect();
+    st.release_errors(errors_mark, &mut handles);
+    for (w, h) in err_words.iter_mut().zip(handles) {
+        *w = u64::from(h);
     }
 }
 

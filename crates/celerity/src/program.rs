@@ -27,7 +27,9 @@ pub enum Backend {
     /// Walk the planned expression (no compilation; the semantic reference).
     Interpreter,
     /// Compile to native code with Cranelift when the program is created (checked
-    /// expressions; an unchecked one is interpreted).
+    /// expressions; an unchecked one is interpreted, and so is one whose native code would
+    /// exceed the native-code budget (`cel_ir::DEFAULT_BUDGET` IR instructions), which keeps compile
+    /// time bounded: see [`Program::backend`]).
     Jit,
     /// Interpret at first, and compile a checked expression once it has been evaluated
     /// [`Backend::AUTO_JIT_AFTER`] times, unless it is too large to be worth compiling.
@@ -40,8 +42,8 @@ impl Backend {
     /// about as much as a hundred interpreted evaluations of a typical expression.
     pub const AUTO_JIT_AFTER: u32 = 100;
 
-    /// The largest expression (in AST nodes) [`Backend::Auto`] compiles: compile time grows
-    /// faster than linearly with size.
+    /// The largest expression (in AST nodes) [`Backend::Auto`] tries to compile; larger ones
+    /// would exceed the native-code budget anyway, and are interpreted without trying.
     pub const AUTO_MAX_NODES: usize = 20_000;
 }
 
@@ -129,38 +131,41 @@ impl Program {
             None => Plan::unchecked(&ast.parsed, env),
         };
         let plan = Arc::new(plan.map_err(|e| issues_of(ast, e))?);
-        let engine =
-            match (&ast.checked, options.backend) {
-                (None, _) | (_, Backend::Interpreter) => Engine::Interpreter,
-                (Some(checked), Backend::Jit) => {
-                    let jit_options = JitOptions {
-                        keep_clif: options.keep_code_text,
-                        track_cost: options.track_cost,
-                        fast_compile: options.fast_compile,
-                        inject_fault: options.inject_fault,
-                    };
-                    let jit = JitProgram::compile(checked, env, plan.clone(), jit_options)
-                        .map_err(|e| match e {
-                            cel_jit::JitError::Eval(err) => issues_of(ast, err),
-                            other => issues_of(ast, Error::internal(other.to_string())),
-                        })?;
-                    Engine::Jit(Arc::new(jit))
-                }
-                (Some(checked), Backend::Auto) => {
-                    let mut nodes = 0usize;
-                    checked.ast.expr.walk(&mut |_| nodes += 1);
-                    if nodes > Backend::AUTO_MAX_NODES {
-                        Engine::Interpreter
-                    } else {
-                        Engine::Auto(Arc::new(AutoJit {
-                            checked: checked.clone(),
-                            env: env.clone(),
-                            evaluations: AtomicU32::new(0),
-                            compiled: OnceLock::new(),
-                        }))
+        let engine = match (&ast.checked, options.backend) {
+            (None, _) | (_, Backend::Interpreter) => Engine::Interpreter,
+            (Some(checked), Backend::Jit) => {
+                let jit_options = JitOptions {
+                    keep_clif: options.keep_code_text,
+                    track_cost: options.track_cost,
+                    fast_compile: options.fast_compile,
+                    inject_fault: options.inject_fault,
+                    ..JitOptions::default()
+                };
+                match JitProgram::compile(checked, env, plan.clone(), jit_options) {
+                    Ok(jit) => Engine::Jit(Arc::new(jit)),
+                    // Over the native-code budget: interpreted, as documented.
+                    Err(cel_jit::JitError::TooLarge { .. }) => Engine::Interpreter,
+                    Err(cel_jit::JitError::Eval(err)) => return Err(issues_of(ast, err)),
+                    Err(other) => {
+                        return Err(issues_of(ast, Error::internal(other.to_string())));
                     }
                 }
-            };
+            }
+            (Some(checked), Backend::Auto) => {
+                let mut nodes = 0usize;
+                checked.ast.expr.walk(&mut |_| nodes += 1);
+                if nodes > Backend::AUTO_MAX_NODES {
+                    Engine::Interpreter
+                } else {
+                    Engine::Auto(Arc::new(AutoJit {
+                        checked: checked.clone(),
+                        env: env.clone(),
+                        evaluations: AtomicU32::new(0),
+                        compiled: OnceLock::new(),
+                    }))
+                }
+            }
+        };
         Ok(Program {
             plan,
             engine,
