@@ -299,11 +299,11 @@ pub enum Op {
     /// A value in storage of its own (a lazily initialised accumulator that steps update in
     /// place must not alias the value it was initialised from).
     Own,
-    /// Where the evaluation's temporaries (values and errors) end now: a mark taken at the
-    /// start of a loop body that may make values.
+    /// Where the evaluation's temporaries (values and errors) end now: a mark taken before
+    /// a loop whose body may make values.
     ArenaMark,
-    /// At a loop's back edge: frees the values and errors made since the mark (the
-    /// operand), except those the listed local slots hold, which move to new storage and
+    /// At a loop's back edge, if anything was made since the last release: frees the values
+    /// and errors made since the mark (the operand), except those the listed local slots hold, which move to new storage and
     /// the slots with them. So a loop's temporaries die with their iteration.
     ArenaRelease { vals: Vec<u32>, errs: Vec<u32> },
 }
@@ -624,8 +624,9 @@ impl Builder {
         results
     }
 
-    /// Prepends an instruction to a block (before everything appended to it so far).
-    pub fn inst_first(
+    /// Appends an instruction to a block other than the current one, even one already
+    /// terminated (it goes before the terminator).
+    pub fn inst_in(
         &mut self,
         block: Block,
         op: Op,
@@ -635,15 +636,12 @@ impl Builder {
     ) -> Vec<Value> {
         let results: Vec<Value> = result_types.iter().map(|t| self.new_value(*t)).collect();
         self.note(&op, &args, result_types);
-        self.func.blocks[block.0 as usize].insts.insert(
-            0,
-            Inst {
-                op,
-                args,
-                results: results.clone(),
-                expr,
-            },
-        );
+        self.func.blocks[block.0 as usize].insts.push(Inst {
+            op,
+            args,
+            results: results.clone(),
+            expr,
+        });
         results
     }
 

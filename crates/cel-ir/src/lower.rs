@@ -1368,6 +1368,7 @@ impl<'a> Lowerer<'a> {
         let i = self.b.add_param(header, Ty::Index);
         let body = self.b.create_block();
         let exit = self.b.create_block();
+        let preheader = self.b.current();
         self.b.jump(header, vec![zero]);
         self.b.switch_to(header);
         let more = self.b.inst1(Op::IndexLt, vec![i, n], Ty::Bool, id);
@@ -1426,7 +1427,7 @@ impl<'a> Lowerer<'a> {
             let t = self.b.inst1(Op::BoolConst(true), vec![], Ty::Bool, id);
             self.b.inst0(Op::LocalSet(flag), vec![t], id);
         }
-        self.release_iteration(body, allocating_before, id);
+        self.release_iteration(preheader, allocating_before, id);
         let next = self.b.inst1(Op::IndexInc, vec![i], Ty::Index, id);
         self.b.jump(header, vec![next]);
         self.scopes.pop();
@@ -1437,18 +1438,23 @@ impl<'a> Lowerer<'a> {
         self.b.switch_to(exit);
     }
 
-    /// Ends a loop body that began at `body`: if it may have made values, the values and
-    /// errors made in the iteration are freed at the back edge, but for those the local
-    /// slots written in the body hold (the accumulator, lazily initialised bindings). So
-    /// native code's memory does not grow with the number of iterations.
-    fn release_iteration(&mut self, body: crate::ir::Block, allocating_before: usize, id: ExprId) {
+    /// Ends a loop body entered from `preheader`: if the body may make values, the values
+    /// and errors made since the loop began are freed at each back edge, but for those the
+    /// local slots written in the body hold (the accumulator, lazily initialised bindings).
+    /// So native code's memory does not grow with the number of iterations.
+    fn release_iteration(
+        &mut self,
+        preheader: crate::ir::Block,
+        allocating_before: usize,
+        id: ExprId,
+    ) {
         let written = self.b.end_loop_writes();
         if self.b.allocating_count() == allocating_before {
             return;
         }
         let mark = self
             .b
-            .inst_first(body, Op::ArenaMark, vec![], &[Ty::Index], id);
+            .inst_in(preheader, Op::ArenaMark, vec![], &[Ty::Index], id);
         let (vals, errs): (Vec<u32>, Vec<u32>) = written
             .into_iter()
             .partition(|slot| self.b_local_ty(*slot) == Ty::Val);

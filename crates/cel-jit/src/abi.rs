@@ -31,6 +31,9 @@ pub(crate) struct Ctx {
     pub result_err: u32,
     /// Why the evaluation stopped early (one of the `STATUS_*` values), 0 otherwise.
     pub status: u32,
+    /// The count of values and errors the evaluation has made (the arena's counter), read
+    /// at loop back edges.
+    pub made: *const u64,
     /// Rust-side state, opaque to generated code.
     pub state: *mut State<'static>,
 }
@@ -46,6 +49,7 @@ pub(crate) const CTX_LIMIT: i32 = offset_of!(Ctx, limit) as i32;
 pub(crate) const CTX_RESULT: i32 = offset_of!(Ctx, result) as i32;
 pub(crate) const CTX_ERR_OUT: i32 = offset_of!(Ctx, err_out) as i32;
 pub(crate) const CTX_RESULT_ERR: i32 = offset_of!(Ctx, result_err) as i32;
+pub(crate) const CTX_MADE: i32 = offset_of!(Ctx, made) as i32;
 
 /// Where a value's tag is.
 pub(crate) const VALUE_TAG: i32 = 0;
@@ -73,6 +77,7 @@ impl State<'_> {
     /// Stores an error and returns its handle.
     #[inline]
     pub(crate) fn error(&mut self, e: Error) -> u32 {
+        self.arena.note_made();
         self.errors.push(e);
         u32::try_from(self.errors.len()).unwrap_or(u32::MAX)
     }

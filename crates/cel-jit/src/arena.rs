@@ -14,6 +14,9 @@ use cel_runtime::Value;
 /// The first chunk's capacity; later chunks double, up to [`MAX_CHUNK`].
 const FIRST_CHUNK: usize = 16;
 const MAX_CHUNK: usize = 4096;
+/// The weight of a value that may own storage in [`Arena::made`]'s count, and the count at
+/// which a loop frees its temporaries.
+pub(crate) const HEAVY: u64 = 64;
 const _: () = assert!(
     MAX_CHUNK < 1 << 16,
     "a chunk's length must fit an ArenaMark's bits"
@@ -95,6 +98,12 @@ pub(crate) struct Arena {
     full: Vec<Chunk>,
     /// An empty chunk freed by [`Arena::release`], reused before allocating another.
     spare: Option<Chunk>,
+    /// How much the evaluation has made so far, weighted (never decreases): a value that
+    /// may own storage (a string, a list, ...) or an error counts [`HEAVY`], a boxed scalar
+    /// one. Generated code reads it at a loop's back edge and frees the loop's temporaries
+    /// once [`HEAVY`] was made since the last release: at once after anything that may be
+    /// large, every 64 iterations for loops that only box scalars (a few KiB at most).
+    made: u64,
 }
 
 /// A position in an [`Arena`]: the values allocated before it.
@@ -135,6 +144,10 @@ impl Arena {
     /// Moves a value into the arena and returns its address, valid until the arena drops.
     #[inline]
     pub(crate) fn alloc(&mut self, v: Value) -> *mut Value {
+        self.made += match v {
+            Value::Null | Value::Bool(_) | Value::Int(_) | Value::Uint(_) | Value::Double(_) => 1,
+            _ => HEAVY,
+        };
         let chunk = match &mut self.current {
             Some(c) if c.len < c.cap => c,
             _ => self.next_chunk(),
@@ -179,6 +192,21 @@ impl Arena {
             .any(|c| c.contains(p))
     }
 
+    /// The counter of values and errors made, for generated code to read.
+    pub(crate) fn made_counter(&self) -> *const u64 {
+        &self.made
+    }
+
+    /// How many values and errors were made so far.
+    pub(crate) fn made(&self) -> u64 {
+        self.made
+    }
+
+    /// Counts an error made (errors live beside the arena; see `State::error`).
+    pub(crate) fn note_made(&mut self) {
+        self.made += HEAVY;
+    }
+
     /// Where the values end now: the number of full chunks and the current chunk's length.
     /// Values allocated later may be freed by [`Arena::release`] with this mark.
     pub(crate) fn mark(&self) -> ArenaMark {
@@ -188,31 +216,31 @@ impl Arena {
         }
     }
 
-    /// Drops the values allocated since `mark`, except those `keep` points to, which move
-    /// to new places (written back into `keep`; a pointer listed twice gets one new place).
-    /// Pointers that are null or to values older than the mark are left as they are.
-    pub(crate) fn release(&mut self, mark: ArenaMark, keep: &mut [*const Value]) {
+    /// Drops the values allocated since `mark`, except those the words of `keep` point to
+    /// (as addresses), which move to new places, written back into `keep` (an address
+    /// listed twice gets one new place). Null addresses and values older than the mark are
+    /// left as they are.
+    pub(crate) fn release(&mut self, mark: ArenaMark, keep: &mut [u64]) {
         if self.mark() == mark {
             return;
         }
+        let addr = |w: u64| w as usize as *const Value;
         // Clones of the survivors: the originals are dropped below, so each survivor's
         // storage is again owned once (updates in place stay possible).
-        let mut kept: Vec<(*const Value, Value)> = Vec::new();
-        for p in keep.iter() {
-            if !p.is_null() && self.allocated_since(mark, *p) && !kept.iter().any(|(q, _)| q == p) {
-                // SAFETY: `p` points into this arena's live values (just checked), which
-                // nothing mutates while the shim runs.
-                kept.push((*p, unsafe { (**p).clone() }));
+        let mut kept: Vec<(u64, Value)> = Vec::new();
+        for w in keep.iter() {
+            if *w != 0 && self.allocated_since(mark, addr(*w)) && !kept.iter().any(|(q, _)| q == w)
+            {
+                // SAFETY: the address is of one of this arena's live values (just checked),
+                // which nothing mutates while the shim runs.
+                kept.push((*w, unsafe { (*addr(*w)).clone() }));
             }
         }
         self.truncate(mark);
-        let mut moved: Vec<(*const Value, *const Value)> = Vec::with_capacity(kept.len());
         for (old, v) in kept {
-            moved.push((old, self.alloc(v)));
-        }
-        for p in keep.iter_mut() {
-            if let Some((_, new)) = moved.iter().find(|(old, _)| old == p) {
-                *p = *new;
+            let new = self.alloc(v) as usize as u64;
+            for w in keep.iter_mut().filter(|w| **w == old) {
+                *w = new;
             }
         }
     }

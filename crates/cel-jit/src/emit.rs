@@ -31,8 +31,8 @@ use cranelift_module::{Linkage, Module};
 use crate::JitError;
 use crate::abi::NULL_VALUE;
 use crate::abi::{
-    CTX_COST, CTX_ERR_OUT, CTX_LIMIT, CTX_RESULT, CTX_RESULT_ERR, VALERR_ERR, VALERR_KNOWN_SIZE,
-    VALERR_VALUE, VALUE_BOOL, VALUE_SCALAR, VALUE_TAG,
+    CTX_COST, CTX_ERR_OUT, CTX_LIMIT, CTX_MADE, CTX_RESULT, CTX_RESULT_ERR, VALERR_ERR,
+    VALERR_KNOWN_SIZE, VALERR_VALUE, VALUE_BOOL, VALUE_SCALAR, VALUE_TAG,
 };
 use crate::shims::{
     CallSite, CostSite, ERR_DIVIDE_BY_ZERO, ERR_INT_OVERFLOW, ERR_MODULUS_BY_ZERO, ERR_NAN,
@@ -203,6 +203,7 @@ fn emit_with(
             const_cache: HashMap::new(),
             cost: None,
             locals: Vec::new(),
+            made_baselines: HashMap::new(),
             shims: HashMap::new(),
             exit: None,
             inject_fault: options.inject_fault,
@@ -259,6 +260,9 @@ struct Emitter<'a, 'f> {
     const_cache: HashMap<(types::Type, i64), cl::Value>,
     cost: Option<Variable>,
     locals: Vec<Variable>,
+    /// For each loop's arena mark: the variable holding the count of values and errors
+    /// made at its last release (or at the mark).
+    made_baselines: HashMap<cel_ir::Value, Variable>,
     shims: HashMap<Shim, FuncRef>,
     exit: Option<cl::Block>,
     /// Charge one unit too many at the end (see `JitOptions::inject_fault`).
@@ -502,14 +506,39 @@ impl Emitter<'_, '_> {
         self.b.def_var(var, c);
     }
 
-    /// Frees a loop iteration's temporaries: the local slots that survive go to the shim in
-    /// a stack array and are read back from it (their values may have moved).
+    /// The count of values and errors made so far (read through the context).
+    fn load_made(&mut self) -> cl::Value {
+        let ctx = self.ctx();
+        let p = self.b.ins().load(types::I64, flags(), ctx, CTX_MADE);
+        self.b.ins().load(types::I64, flags(), p, 0)
+    }
+
+    /// A loop's back edge: if enough was made since the last release (see `Arena::made`),
+    /// frees the loop's temporaries. The local slots that survive go to the shim in a stack array and are
+    /// read back from it (their values may have moved).
     fn release_iteration(
         &mut self,
-        mark: cl::Value,
+        mark: cel_ir::Value,
         vals: &[u32],
         errs: &[u32],
     ) -> Result<(), JitError> {
+        let baseline = *self
+            .made_baselines
+            .get(&mark)
+            .ok_or_else(|| JitError::Codegen("arena.release without its mark".into()))?;
+        let mark = self.v(mark)?;
+        let made = self.load_made();
+        let before = self.b.use_var(baseline);
+        let since = self.b.ins().isub(made, before);
+        let changed = self.icmp_c(
+            IntCC::UnsignedGreaterThanOrEqual,
+            since,
+            crate::arena::HEAVY as i64,
+        );
+        let release = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(changed, release, &[], done, &[]);
+        self.b.switch_to_block(release);
         let mut words = Vec::with_capacity(vals.len() + errs.len());
         for slot in vals {
             let var = self.local(*slot)?;
@@ -528,7 +557,8 @@ impl Emitter<'_, '_> {
         };
         let nvals = self.iconst(types::I64, vals.len() as i64);
         let nerrs = self.iconst(types::I64, errs.len() as i64);
-        self.call(Shim::cel_rt_iteration_release, &[mark, addr, nvals, nerrs])?;
+        let after = self.call(Shim::cel_rt_iteration_release, &[mark, addr, nvals, nerrs])?;
+        self.b.def_var(baseline, after);
         if let Some(stack) = slot {
             for (i, local) in vals.iter().chain(errs).enumerate() {
                 let w = self
@@ -544,6 +574,8 @@ impl Emitter<'_, '_> {
                 self.b.def_var(var, w);
             }
         }
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
         Ok(())
     }
 
@@ -1376,11 +1408,13 @@ impl Emitter<'_, '_> {
             Op::ArenaMark => {
                 let m = self.call(Shim::cel_rt_iteration_mark, &[])?;
                 self.def(r[0], m);
+                // What was made so far: the baseline the back edges compare with.
+                let made = self.load_made();
+                let baseline = self.b.declare_var(types::I64);
+                self.b.def_var(baseline, made);
+                self.made_baselines.insert(r[0], baseline);
             }
-            Op::ArenaRelease { vals, errs } => {
-                let mark = self.v(a[0])?;
-                self.release_iteration(mark, vals, errs)?;
-            }
+            Op::ArenaRelease { vals, errs } => self.release_iteration(a[0], vals, errs)?,
         }
         Ok(())
     }

@@ -224,6 +224,7 @@ impl JitProgram {
             err_out: 0,
             result_err: 0,
             status: 0,
+            made: st.arena.made_counter(),
             // The lifetime is erased for the C boundary; `st` outlives the call below.
             state: (&mut st as *mut State<'_>).cast::<State<'static>>(),
         };
@@ -282,29 +283,31 @@ impl State<'_> {
         self.errors.len()
     }
 
-    /// Forgets the errors made since `mark`, except those `keep` holds handles of, which get
-    /// new handles (written back). Inline handles and older errors are left as they are.
-    pub(crate) fn release_errors(&mut self, mark: usize, keep: &mut [u32]) {
+    /// Forgets the errors made since `mark`, except those whose handles the words of `keep`
+    /// hold, which get new handles (written back). Inline handles and older errors are left
+    /// as they are.
+    pub(crate) fn release_errors(&mut self, mark: usize, keep: &mut [u64]) {
         if self.errors.len() <= mark {
             return;
         }
-        let mut kept: Vec<(u32, Error)> = Vec::new();
-        for h in keep.iter() {
-            let i = (*h as usize).wrapping_sub(1);
-            if *h & INLINE_ERROR == 0
-                && *h != 0
+        let mut kept: Vec<(u64, Error)> = Vec::new();
+        for w in keep.iter() {
+            let h = *w as u32;
+            let i = (h as usize).wrapping_sub(1);
+            if h & INLINE_ERROR == 0
+                && h != 0
                 && i >= mark
                 && i < self.errors.len()
-                && !kept.iter().any(|(k, _)| k == h)
+                && !kept.iter().any(|(k, _)| k == w)
             {
-                kept.push((*h, self.errors[i].clone()));
+                kept.push((*w, self.errors[i].clone()));
             }
         }
         self.errors.truncate(mark);
-        let moved: Vec<(u32, u32)> = kept.into_iter().map(|(h, e)| (h, self.error(e))).collect();
-        for h in keep.iter_mut() {
-            if let Some((_, new)) = moved.iter().find(|(old, _)| old == h) {
-                *h = *new;
+        for (old, e) in kept {
+            let new = u64::from(self.error(e));
+            for w in keep.iter_mut().filter(|w| **w == old) {
+                *w = new;
             }
         }
     }

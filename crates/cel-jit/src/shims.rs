@@ -803,10 +803,12 @@ shims! {
 
     /// A loop's back edge: frees the values and errors made since `mark`, except those held
     /// by the `nvals` value pointers and then `nerrs` error handles in the words at `slots`,
-    /// whose new places are written back there.
-    fn cel_rt_iteration_release(ctx, mark: u64, slots: *mut u64, nvals: u64, nerrs: u64) -> i64 {
-        release_iteration(state(ctx), mark, slots, nvals as usize, nerrs as usize);
-        0
+    /// whose new places are written back there. Returns the count of values and errors
+    /// made after the release (generated code compares it at the next back edge).
+    fn cel_rt_iteration_release(ctx, mark: u64, slots: *mut u64, nvals: u64, nerrs: u64) -> u64 {
+        let st = state(ctx);
+        release_iteration(st, mark, slots, nvals as usize, nerrs as usize);
+        st.arena.made()
     }
 }
 
@@ -817,10 +819,6 @@ fn release_iteration(st: &mut State<'_>, mark: u64, slots: *mut u64, nvals: usiz
     }
     let values_mark = crate::arena::ArenaMark::from_bits(mark as u32);
     let errors_mark = (mark >> 32) as usize;
-    if st.arena.mark() == values_mark && st.error_mark() == errors_mark {
-        // The iteration made nothing.
-        return;
-    }
     let words: &mut [u64] = if nvals + nerrs == 0 {
         &mut []
     } else {
@@ -828,20 +826,9 @@ fn release_iteration(st: &mut State<'_>, mark: u64, slots: *mut u64, nvals: usiz
         // does not touch until this call returns.
         unsafe { std::slice::from_raw_parts_mut(slots, nvals + nerrs) }
     };
-    let (val_words, err_words) = words.split_at_mut(nvals);
-    let mut values: Vec<*const Value> = val_words
-        .iter()
-        .map(|w| *w as usize as *const Value)
-        .collect();
-    st.arena.release(values_mark, &mut values);
-    for (w, p) in val_words.iter_mut().zip(values) {
-        *w = p as usize as u64;
-    }
-    let mut handles: Vec<u32> = err_words.iter().map(|w| *w as u32).collect();
-    st.release_errors(errors_mark, &mut handles);
-    for (w, h) in err_words.iter_mut().zip(handles) {
-        *w = u64::from(h);
-    }
+    let (values, errors) = words.split_at_mut(nvals);
+    st.arena.release(values_mark, values);
+    st.release_errors(errors_mark, errors);
 }
 
 /// `cel.@mapInsert` on the accumulator's own storage: the map is taken out, updated and put
@@ -912,6 +899,7 @@ mod tests {
             err_out: 0,
             result_err: 0,
             status: 0,
+            made: st.arena.made_counter(),
             state: (&mut st as *mut State<'_>).cast(),
         };
         let r: i64 = guard(&mut ctx, || panic!("boom"));
