@@ -103,7 +103,7 @@ const SHAPES: &[Shape] = &[
         bindings: false,
     },
     Shape {
-        name: "|| of exists",
+        name: "exists, or-chained",
         make: exists_chain,
         bindings: false,
     },
@@ -175,8 +175,17 @@ fn main() {
                 break;
             }
             let runs = if code_points > 20_000 { 3 } else { 7 };
+            if let Err(issues) = env.compile(&expr) {
+                let first = issues.to_string();
+                let first = first.lines().next().unwrap_or_default();
+                println!(
+                    "| {} | {n} | {code_points} | rejected: {first} | | |",
+                    shape.name
+                );
+                break;
+            }
             let compile = |backend: Backend| {
-                let ast = env.compile(&expr).expect("the expression compiles");
+                let ast = env.compile(&expr).expect("the expression compiled above");
                 let options = ProgramOptions {
                     backend,
                     ..ProgramOptions::default()
