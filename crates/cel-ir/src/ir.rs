@@ -418,6 +418,9 @@ pub struct Builder {
     /// False once an edge reached a block after it was entered (other than a loop's back
     /// edge): dominance answers given before may then be wrong.
     dominance_sound: bool,
+    /// False once the function is known to be discarded (over budget): the dominator tree
+    /// is no longer kept, which would cost time for nothing.
+    tracking: bool,
     /// For each loop being built: the `val` and `err` local slots its body writes.
     loop_writes: Vec<std::collections::BTreeSet<u32>>,
     /// The number of instructions with a `val` result that may allocate one.
@@ -429,6 +432,7 @@ impl Builder {
     pub fn new() -> Builder {
         let mut b = Builder {
             dominance_sound: true,
+            tracking: true,
             ..Builder::default()
         };
         let entry = b.create_block();
@@ -458,7 +462,7 @@ impl Builder {
     pub fn dominates(&self, a: Block, b: Block) -> bool {
         let (a, mut b) = (a.0, b.0);
         let depth = |x: u32| self.idom[x as usize].map_or(0, |(_, d)| d);
-        if !self.entered[a as usize] || !self.entered[b as usize] {
+        if !self.tracking || !self.entered[a as usize] || !self.entered[b as usize] {
             return false;
         }
         let da = depth(a);
@@ -469,6 +473,12 @@ impl Builder {
             }
         }
         a == b
+    }
+
+    /// Stops keeping the dominator tree: the function will be discarded. From then on
+    /// [`Builder::dominates`] answers false.
+    pub fn stop_tracking(&mut self) {
+        self.tracking = false;
     }
 
     /// Whether blocks were only ever entered once all their forward predecessors were
@@ -509,7 +519,7 @@ impl Builder {
             return;
         }
         self.entered[bi] = true;
-        if bi == 0 {
+        if bi == 0 || !self.tracking {
             return;
         }
         let mut common: Option<u32> = None;
@@ -544,7 +554,7 @@ impl Builder {
     /// Records the edge `from → to`.
     fn add_edge(&mut self, from: Block, to: Block) {
         let ti = to.0 as usize;
-        if self.entered[ti] && !self.dominates(to, from) {
+        if self.tracking && self.entered[ti] && !self.dominates(to, from) {
             // A forward edge into a block already entered: its dominator may be wrong.
             self.dominance_sound = false;
         }

@@ -353,6 +353,7 @@ impl<'a> Lowerer<'a> {
     fn lower(&mut self, e: &'a Expr) -> Lv {
         if self.b.inst_count() > self.budget {
             // Over budget: the function is discarded; stop doing work for it.
+            self.b.stop_tracking();
             let ty = scalar_ty(self.checked_type(e)).unwrap_or(Ty::Val);
             let v = self.dummy(ty, e.id);
             return Lv { v, err: None };
