@@ -622,19 +622,11 @@ impl Builder {
         result_types: &[Ty],
         expr: ExprId,
     ) -> Vec<Value> {
-        let results: Vec<Value> = result_types.iter().map(|t| self.new_value(*t)).collect();
-        self.note(&op, &args, result_types);
-        let b = self.current().0 as usize;
-        self.func.blocks[b].insts.push(Inst {
-            op,
-            args,
-            results: results.clone(),
-            expr,
-        });
-        results
+        let block = self.current();
+        self.inst_in(block, op, args, result_types, expr)
     }
 
-    /// Appends an instruction to a block other than the current one, even one already
+    /// Appends an instruction to `block`, the current one or another, even one already
     /// terminated (it goes before the terminator).
     pub fn inst_in(
         &mut self,
