@@ -206,6 +206,10 @@ impl<'a> Coster<'a> {
     }
 
     fn cost(&mut self, e: &'a Expr) -> CostRange {
+        cel_syntax::stack::guarded(|| self.cost_unguarded(e))
+    }
+
+    fn cost_unguarded(&mut self, e: &'a Expr) -> CostRange {
         match &e.kind {
             ExprKind::Error | ExprKind::Literal(_) => CostRange::exact(0),
             ExprKind::Ident(name) => {

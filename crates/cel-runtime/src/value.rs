@@ -58,6 +58,32 @@ pub enum Value {
     Object(Arc<crate::object::ObjectValue>) = 15,
 }
 
+impl Drop for Value {
+    /// Lists, maps and objects free their contents iteratively (see [`ListValue`]'s drop);
+    /// what is left is a chain of optionals (`optional.of(optional.of(...))`), which is
+    /// unlinked here one level at a time. Any other value, and an optional whose value is not
+    /// itself a uniquely owned optional, returns at once.
+    fn drop(&mut self) {
+        let Value::Optional(Some(inner)) = self else {
+            return;
+        };
+        if !matches!(Arc::get_mut(inner), Some(Value::Optional(Some(_)))) {
+            return;
+        }
+        let Value::Optional(slot) = self else {
+            return;
+        };
+        let mut next = slot.take();
+        while let Some(arc) = next {
+            match Arc::try_unwrap(arc) {
+                Ok(Value::Optional(ref mut o)) => next = o.take(),
+                // The rest is shared, or not an optional: its own drop takes care of it.
+                _ => break,
+            }
+        }
+    }
+}
+
 impl Value {
     /// The tag of [`Value::Null`].
     pub const TAG_NULL: u8 = 0;
@@ -485,34 +511,36 @@ impl Drop for MapValue {
     }
 }
 
-/// Frees nested lists and maps with an explicit work list instead of recursion.
+/// Frees nested lists, maps, objects and optionals with an explicit work list instead of
+/// recursion. Parts shared with other values are only released.
 fn drop_iteratively(items: Vec<Value>) {
     let mut work = items;
-    while let Some(v) = work.pop() {
-        match v {
+    while let Some(mut v) = work.pop() {
+        match &mut v {
             Value::List(l) => {
-                if let Ok(mut inner) = Arc::try_unwrap(l) {
+                if let Some(inner) = Arc::get_mut(l) {
                     work.append(&mut inner.items);
                 }
             }
             Value::Map(m) => {
-                if let Ok(mut inner) = Arc::try_unwrap(m) {
+                if let Some(inner) = Arc::get_mut(m) {
                     let entries = std::mem::take(&mut inner.entries);
                     work.extend(entries.into_iter().map(|(_, v)| v));
                 }
             }
             Value::Optional(Some(o)) => {
-                if let Ok(inner) = Arc::try_unwrap(o) {
-                    work.push(inner);
+                if let Some(inner) = Arc::get_mut(o) {
+                    work.push(std::mem::replace(inner, Value::Null));
                 }
             }
             Value::Object(o) => {
-                if let Ok(mut inner) = Arc::try_unwrap(o) {
+                if let Some(inner) = Arc::get_mut(o) {
                     inner.take_values(&mut work);
                 }
             }
-            other => drop(other),
+            _ => {}
         }
+        // `v` has no contents left that it owns alone: dropping it does not recurse.
     }
 }
 

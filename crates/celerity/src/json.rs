@@ -103,7 +103,7 @@ fn to_json(v: &Value, depth: usize) -> Result<serde_json::Value, JsonError> {
             J::Object(obj)
         }
         Value::Timestamp(_) | Value::Duration(_) => {
-            J::String(match cel_runtime::convert::to_string(v) {
+            J::String(match &cel_runtime::convert::to_string(v) {
                 Ok(Value::String(s)) => s.to_string(),
                 _ => String::new(),
             })
