@@ -44,6 +44,10 @@ pub fn value_from_json(json: &serde_json::Value) -> Result<Value, JsonError> {
 }
 
 fn from_json(json: &serde_json::Value, depth: usize) -> Result<Value, JsonError> {
+    cel_syntax::stack::guarded(|| from_json_unguarded(json, depth))
+}
+
+fn from_json_unguarded(json: &serde_json::Value, depth: usize) -> Result<Value, JsonError> {
     if depth > MAX_JSON_DEPTH {
         return Err(JsonError(format!(
             "JSON nesting deeper than {MAX_JSON_DEPTH} levels"
@@ -81,6 +85,10 @@ pub fn value_to_json(v: &Value) -> Result<serde_json::Value, JsonError> {
 }
 
 fn to_json(v: &Value, depth: usize) -> Result<serde_json::Value, JsonError> {
+    cel_syntax::stack::guarded(|| to_json_unguarded(v, depth))
+}
+
+fn to_json_unguarded(v: &Value, depth: usize) -> Result<serde_json::Value, JsonError> {
     use serde_json::Value as J;
     if depth > MAX_JSON_DEPTH {
         return Err(JsonError(format!(
@@ -269,6 +277,10 @@ fn member_segment(key: &str) -> String {
 }
 
 fn typed(json: &serde_json::Value, ty: &Type, depth: usize) -> Result<Value, TypedError> {
+    cel_syntax::stack::guarded(|| typed_unguarded(json, ty, depth))
+}
+
+fn typed_unguarded(json: &serde_json::Value, ty: &Type, depth: usize) -> Result<Value, TypedError> {
     use serde_json::Value as J;
     if depth > MAX_JSON_DEPTH {
         return Err(TypedError::new(format!(

@@ -269,3 +269,34 @@ fn deepest_accepted_expressions_run_on_a_128k_stack() {
         }
     });
 }
+
+/// JSON as deep as the conversions accept ([`celerity::MAX_JSON_DEPTH`]) converts both ways,
+/// typed and untyped, on a 128 KiB stack.
+#[test]
+fn json_at_the_depth_limit_converts_on_a_128k_stack() {
+    let depth = celerity::MAX_JSON_DEPTH;
+    let mut json = serde_json::json!(1);
+    let mut ty = Type::Int;
+    for _ in 0..depth {
+        json = serde_json::Value::Array(vec![json]);
+        ty = Type::list(ty);
+    }
+    let value = nested_list_value(depth);
+    // serde_json's own drop and comparison recurse, so they run on this thread.
+    let back = std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new()
+            .stack_size(128 * 1024)
+            .spawn_scoped(scope, || {
+                let untyped = celerity::value_from_json(&json).expect("untyped");
+                let typed = celerity::value_from_json_typed(&json, &ty).expect("typed");
+                assert!(untyped == typed);
+                celerity::value_to_json(&value).expect("to JSON")
+            })
+            .expect("spawn");
+        match handle.join() {
+            Ok(back) => back,
+            Err(p) => std::panic::resume_unwind(p),
+        }
+    });
+    assert!(back == json);
+}
