@@ -186,6 +186,10 @@ impl<'a> Coster<'a> {
 
     /// cel-go's `sizeOrUnknown`.
     fn size(&self, e: &Expr) -> SizeRange {
+        cel_syntax::stack::guarded(|| self.size_unguarded(e))
+    }
+
+    fn size_unguarded(&self, e: &Expr) -> SizeRange {
         if let Some(s) = self.computed_size(e) {
             return s;
         }
