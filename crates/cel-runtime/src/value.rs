@@ -19,7 +19,7 @@ use indexmap::{Equivalent, IndexMap};
 /// C struct) so that generated code can test a value's kind and read the scalar payloads
 /// (`Bool` at offset 1, `Int`, `Uint` and `Double` at offset 8) without calling back into
 /// Rust. The tags are the [`Value::TAG_*`](Value::TAG_INT) constants.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[repr(u8)]
 pub enum Value {
     /// `null`.
@@ -56,6 +56,31 @@ pub enum Value {
     /// An object of a schema-declared type (a Kubernetes custom resource's object node; see
     /// [`crate::object`]). At run time its type is `map`, as in Kubernetes.
     Object(Arc<crate::object::ObjectValue>) = 15,
+}
+
+/// The derived format (`Int(1)`, `List(ListValue { items: [...], .. })`), written by hand so
+/// that printing a deep value recurses under the stack guard.
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        cel_types::stack::guarded(|| match self {
+            Value::Null => f.write_str("Null"),
+            Value::Bool(b) => f.debug_tuple("Bool").field(b).finish(),
+            Value::Int(i) => f.debug_tuple("Int").field(i).finish(),
+            Value::Uint(u) => f.debug_tuple("Uint").field(u).finish(),
+            Value::Double(d) => f.debug_tuple("Double").field(d).finish(),
+            Value::String(s) => f.debug_tuple("String").field(s).finish(),
+            Value::Bytes(b) => f.debug_tuple("Bytes").field(b).finish(),
+            Value::List(l) => f.debug_tuple("List").field(l).finish(),
+            Value::Map(m) => f.debug_tuple("Map").field(m).finish(),
+            Value::Timestamp(t) => f.debug_tuple("Timestamp").field(t).finish(),
+            Value::Duration(d) => f.debug_tuple("Duration").field(d).finish(),
+            Value::Type(t) => f.debug_tuple("Type").field(t).finish(),
+            Value::Optional(o) => f.debug_tuple("Optional").field(o).finish(),
+            Value::Opaque(o) => f.debug_tuple("Opaque").field(o).finish(),
+            Value::Message(m) => f.debug_tuple("Message").field(m).finish(),
+            Value::Object(o) => f.debug_tuple("Object").field(o).finish(),
+        })
+    }
 }
 
 impl Drop for Value {

@@ -81,3 +81,19 @@ fn shared_parts_survive_the_drop() {
         drop(shared);
     });
 }
+
+#[test]
+fn deep_values_print_with_debug() {
+    on_small_stack(|| {
+        let v = nest(100_000, Value::Int(1), |level, v| {
+            if level % 2 == 0 {
+                Value::list(vec![v])
+            } else {
+                Value::optional_of(v)
+            }
+        });
+        let text = format!("{v:?}");
+        assert!(text.starts_with("Optional(Some(List(ListValue { items: [Optional("));
+        assert!(text.contains("Int(1)"));
+    });
+}
