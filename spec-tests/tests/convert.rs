@@ -50,9 +50,9 @@ fn scalar_values() {
     ));
     assert!(matches!(value(&pool, "double_value: -0.5"), Ok(Value::Double(d)) if d == -0.5));
     assert!(matches!(value(&pool, "double_value: nan"), Ok(Value::Double(d)) if d.is_nan()));
-    assert!(matches!(value(&pool, r#"string_value: "é""#), Ok(Value::String(s)) if &*s == "é"));
+    assert!(matches!(&value(&pool, r#"string_value: "é""#), Ok(Value::String(s)) if &**s == "é"));
     assert!(
-        matches!(value(&pool, r#"bytes_value: "\xff\000""#), Ok(Value::Bytes(b)) if *b == [0xff, 0])
+        matches!(&value(&pool, r#"bytes_value: "\xff\000""#), Ok(Value::Bytes(b)) if **b == [0xff, 0])
     );
     // Enums are ints, as cel-go treats legacy enums.
     assert!(matches!(
@@ -67,7 +67,7 @@ fn aggregate_values() {
     let Some(pool) = common::pool_or_skip("aggregate_values") else {
         return;
     };
-    let Ok(Value::List(l)) = value(
+    let Ok(Value::List(l)) = &value(
         &pool,
         "list_value { values { int64_value: 1 } values { list_value {} } }",
     ) else {
@@ -75,7 +75,7 @@ fn aggregate_values() {
     };
     assert!(matches!(l.as_slice(), [Value::Int(1), Value::List(inner)] if inner.is_empty()));
 
-    let Ok(Value::Map(m)) = value(
+    let Ok(Value::Map(m)) = &value(
         &pool,
         r#"map_value {
              entries { key { string_value: "k" } value { bool_value: true } }
@@ -140,7 +140,7 @@ fn type_values() {
         return;
     };
     assert!(
-        matches!(value(&pool, r#"type_value: "map""#), Ok(Value::Type(t)) if *t == Type::map(Type::Dyn, Type::Dyn))
+        matches!(&value(&pool, r#"type_value: "map""#), Ok(Value::Type(t)) if **t == Type::map(Type::Dyn, Type::Dyn))
     );
 }
 
@@ -201,10 +201,10 @@ fn well_known_objects() {
         Ok(Value::Bool(true))
     ));
     assert!(
-        matches!(any(r#"[type.googleapis.com/google.protobuf.StringValue] { value: "s" }"#), Ok(Value::String(s)) if &*s == "s")
+        matches!(&any(r#"[type.googleapis.com/google.protobuf.StringValue] { value: "s" }"#), Ok(Value::String(s)) if &**s == "s")
     );
     assert!(
-        matches!(any(r#"[type.googleapis.com/google.protobuf.BytesValue] { value: "b" }"#), Ok(Value::Bytes(b)) if *b == *b"b")
+        matches!(&any(r#"[type.googleapis.com/google.protobuf.BytesValue] { value: "b" }"#), Ok(Value::Bytes(b)) if **b == *b"b")
     );
     // A wrapper with its default value is still the primitive.
     assert!(matches!(
@@ -224,7 +224,7 @@ fn well_known_objects() {
     assert!(
         matches!(any("[type.googleapis.com/google.protobuf.Value] { number_value: 1 }"), Ok(Value::Double(d)) if d == 1.0)
     );
-    let Ok(Value::Map(m)) = any(r#"[type.googleapis.com/google.protobuf.Struct] {
+    let Ok(Value::Map(m)) = &any(r#"[type.googleapis.com/google.protobuf.Struct] {
              fields { key: "b" value { list_value { values { bool_value: true } } } }
              fields { key: "a" value { struct_value {} } }
            }"#)
@@ -236,7 +236,7 @@ fn well_known_objects() {
         matches!(entries.as_slice(), [(a, Value::Map(_)), (b, Value::List(_))] if a == "a" && b == "b")
     );
     assert!(matches!(
-        any(r#"[type.googleapis.com/google.protobuf.ListValue] { values { string_value: "x" } }"#),
+        &any(r#"[type.googleapis.com/google.protobuf.ListValue] { values { string_value: "x" } }"#),
         Ok(Value::List(l)) if l.len() == 1
     ));
 
@@ -248,7 +248,7 @@ fn well_known_objects() {
     ));
 
     // Other messages are message values, an Any inside an Any unpacked first.
-    let message = |c: Converted<Value>| match c {
+    let message = |c: Converted<Value>| match &c {
         Ok(Value::Message(m)) => m.type_name().to_string(),
         other => format!("{other:?}"),
     };

@@ -57,6 +57,16 @@ pub struct CheckedAst {
     pub references: HashMap<ExprId, Reference>,
 }
 
+/// The types of a deeply nested expression are as deep as it is; they are freed one node at a
+/// time ([`Type::drop_iteratively`]) so that dropping a checked AST cannot overflow the stack.
+impl Drop for CheckedAst {
+    fn drop(&mut self) {
+        for (_, t) in self.types.drain() {
+            t.drop_iteratively();
+        }
+    }
+}
+
 impl CheckedAst {
     /// The type of the whole expression.
     pub fn result_type(&self) -> &Type {
@@ -89,7 +99,11 @@ pub fn check(env: &CheckerEnv, ast: &Ast) -> (CheckedAst, Vec<Diagnostic>) {
     let types = checker
         .types
         .into_iter()
-        .map(|(id, t)| (id, subst.substitute(&t, true)))
+        .map(|(id, t)| {
+            let substituted = subst.substitute(&t, true);
+            t.drop_iteratively();
+            (id, substituted)
+        })
         .collect();
     let checked = CheckedAst {
         ast: Ast {
@@ -181,6 +195,10 @@ impl Checker<'_> {
     }
 
     fn check(&mut self, e: &mut Expr) {
+        cel_syntax::stack::guarded(|| self.check_unguarded(e))
+    }
+
+    fn check_unguarded(&mut self, e: &mut Expr) {
         let id = e.id;
         match &mut e.kind {
             ExprKind::Error => self.set_type(id, Type::Error),
@@ -680,12 +698,27 @@ impl Checker<'_> {
 /// The dotted name an ident/select chain spells (`a.b.c`), if it is one. Presence tests
 /// never form qualified names.
 pub(crate) fn qualified_name(e: &Expr) -> Option<String> {
-    match &e.kind {
-        ExprKind::Ident(name) => Some(name.clone()),
-        ExprKind::Select(sel) if !sel.test_only => {
-            qualified_name(&sel.operand).map(|prefix| format!("{prefix}.{}", sel.field))
+    // Iterative, so that a long chain cannot overflow the stack; built in one string.
+    let mut fields = Vec::new();
+    let mut e = e;
+    loop {
+        match &e.kind {
+            ExprKind::Ident(name) => {
+                let len = name.len() + fields.iter().map(|f: &&String| f.len() + 1).sum::<usize>();
+                let mut out = String::with_capacity(len);
+                out.push_str(name);
+                for f in fields.iter().rev() {
+                    out.push('.');
+                    out.push_str(f);
+                }
+                return Some(out);
+            }
+            ExprKind::Select(sel) if !sel.test_only => {
+                fields.push(&sel.field);
+                e = &sel.operand;
+            }
+            _ => return None,
         }
-        _ => None,
     }
 }
 

@@ -47,6 +47,10 @@ fn write_children(out: &mut String, c: &CheckedAst, children: &[&Expr], depth: u
 }
 
 fn write_expr(out: &mut String, c: &CheckedAst, e: &Expr, depth: usize) {
+    cel_syntax::stack::guarded(|| write_expr_unguarded(out, c, e, depth))
+}
+
+fn write_expr_unguarded(out: &mut String, c: &CheckedAst, e: &Expr, depth: usize) {
     match &e.kind {
         ExprKind::Error => out.push_str("<error>"),
         ExprKind::Literal(lit) => match lit {

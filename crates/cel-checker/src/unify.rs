@@ -74,6 +74,10 @@ impl Substitution {
     /// cel-go's `internalIsAssignable(m, t1, t2)`: whether `t1` (a value's type) is
     /// assignable to `t2` (the expected type), in either direction of type parameters.
     fn assignable(&mut self, t1: &Type, t2: &Type) -> bool {
+        cel_syntax::stack::guarded(|| self.assignable_unguarded(t1, t2))
+    }
+
+    fn assignable_unguarded(&mut self, t1: &Type, t2: &Type) -> bool {
         if matches!(t2, Type::TypeParam(_)) {
             let (valid, t2_has_sub) = self.valid_substitution(t1, t2);
             if valid {
@@ -138,6 +142,10 @@ impl Substitution {
 
     /// Whether type parameter `t` does not occur in `within` (the occurs check).
     fn not_referenced_in(&self, t: &Type, within: &Type) -> bool {
+        cel_syntax::stack::guarded(|| self.not_referenced_in_unguarded(t, within))
+    }
+
+    fn not_referenced_in_unguarded(&self, t: &Type, within: &Type) -> bool {
         if t == within {
             return false;
         }
@@ -160,6 +168,10 @@ impl Substitution {
     }
 
     fn substitute_depth(&self, t: &Type, params_to_dyn: bool, depth: usize) -> Type {
+        cel_syntax::stack::guarded(|| self.substitute_depth_unguarded(t, params_to_dyn, depth))
+    }
+
+    fn substitute_depth_unguarded(&self, t: &Type, params_to_dyn: bool, depth: usize) -> Type {
         // Bindings are acyclic (occurs check), so this terminates; the depth guard only
         // protects against a bug turning into a stack overflow.
         if depth > 1000 {
@@ -236,6 +248,10 @@ pub(crate) fn most_general(t1: &Type, t2: &Type) -> Type {
 }
 
 fn equal_or_less_specific(t1: &Type, t2: &Type) -> bool {
+    cel_syntax::stack::guarded(|| equal_or_less_specific_unguarded(t1, t2))
+}
+
+fn equal_or_less_specific_unguarded(t1: &Type, t2: &Type) -> bool {
     if matches!(t1, Type::Dyn | Type::TypeParam(_)) {
         return true;
     }
@@ -265,6 +281,15 @@ fn equal_or_less_specific(t1: &Type, t2: &Type) -> bool {
         // are both lists of wrappers.
         (Type::Wrapper(p), other) => prim_of(other) == Some(*p),
         _ => t1 == t2,
+    }
+}
+
+/// Bindings may be as deep as the expression; they are freed one node at a time.
+impl Drop for Substitution {
+    fn drop(&mut self) {
+        for (_, t) in self.map.drain() {
+            t.drop_iteratively();
+        }
     }
 }
 

@@ -186,6 +186,10 @@ impl<'a> Coster<'a> {
 
     /// cel-go's `sizeOrUnknown`.
     fn size(&self, e: &Expr) -> SizeRange {
+        cel_syntax::stack::guarded(|| self.size_unguarded(e))
+    }
+
+    fn size_unguarded(&self, e: &Expr) -> SizeRange {
         if let Some(s) = self.computed_size(e) {
             return s;
         }
@@ -206,6 +210,10 @@ impl<'a> Coster<'a> {
     }
 
     fn cost(&mut self, e: &'a Expr) -> CostRange {
+        cel_syntax::stack::guarded(|| self.cost_unguarded(e))
+    }
+
+    fn cost_unguarded(&mut self, e: &'a Expr) -> CostRange {
         match &e.kind {
             ExprKind::Error | ExprKind::Literal(_) => CostRange::exact(0),
             ExprKind::Ident(name) => {

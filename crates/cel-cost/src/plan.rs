@@ -237,6 +237,10 @@ impl Analyzer<'_> {
     }
 
     fn visit(&mut self, e: &Expr, ctx: Context) {
+        cel_syntax::stack::guarded(|| self.visit_unguarded(e, ctx))
+    }
+
+    fn visit_unguarded(&mut self, e: &Expr, ctx: Context) {
         match &e.kind {
             ExprKind::Error => self.set(e.id, Charge::Free),
             ExprKind::Literal(_) => self.set(e.id, Charge::Constant),

@@ -726,7 +726,7 @@ mod tests {
             Value::list(vec![Value::Int(1)]),
             Value::list(vec![Value::Double(1.0)]),
         ]));
-        let Value::List(out) = distinct(&l) else {
+        let Value::List(out) = &distinct(&l) else {
             panic!()
         };
         assert_eq!(out.len(), 5);
@@ -736,7 +736,7 @@ mod tests {
     #[test]
     fn sorting() {
         let l = Arc::new(ListValue::from(vec![Value::from("b"), Value::from("a")]));
-        let Value::List(s) = sort_by_keys(&l, &l).unwrap() else {
+        let Value::List(s) = &sort_by_keys(&l, &l).unwrap() else {
             panic!()
         };
         assert!(s[0].identical(&Value::from("a")));

@@ -63,6 +63,10 @@ fn expand(
 
 /// `a.b.c` as the string `"a.b.c"`; `None` for anything but identifiers and selections.
 fn qualified_name(e: &Expr) -> Option<String> {
+    cel_syntax::stack::guarded(|| qualified_name_unguarded(e))
+}
+
+fn qualified_name_unguarded(e: &Expr) -> Option<String> {
     match &e.kind {
         ExprKind::Ident(n) => Some(n.clone()),
         ExprKind::Select(s) if !s.test_only => {

@@ -191,6 +191,10 @@ fn index_step<'p>(
 }
 
 pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> {
+    cel_syntax::stack::guarded(|| eval_unguarded(node, st))
+}
+
+fn eval_unguarded<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> {
     match node {
         Node::Const(v) => Ok(v.clone()),
         Node::ConstList { value, cost } => {
@@ -355,15 +359,15 @@ pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> 
             Ok(out)
         }
         Node::OptOr { id, lhs, rhs } => match eval(lhs, st)? {
-            Value::Optional(Some(v)) => Ok(Value::Optional(Some(v))),
+            v @ Value::Optional(Some(_)) => Ok(v),
             Value::Optional(None) => match eval(rhs, st)? {
                 v @ Value::Optional(_) => Ok(v),
                 _ => Err(no_such_overload(*id)),
             },
             _ => Err(no_such_overload(*id)),
         },
-        Node::OptOrValue { id, lhs, rhs } => match eval(lhs, st)? {
-            Value::Optional(Some(v)) => Ok((*v).clone()),
+        Node::OptOrValue { id, lhs, rhs } => match &eval(lhs, st)? {
+            Value::Optional(Some(v)) => Ok((**v).clone()),
             Value::Optional(None) => eval(rhs, st),
             _ => Err(no_such_overload(*id)),
         },
@@ -459,13 +463,15 @@ pub(crate) fn eval<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> 
                 _ => 1,
             };
             let r = match (acc, e) {
-                (Ok(Value::List(mut list)), Ok(e)) => {
-                    Arc::make_mut(&mut list).push(e);
-                    Ok(Value::List(list))
-                }
+                (Ok(mut acc), Ok(e)) => match &mut acc {
+                    Value::List(list) => {
+                        Arc::make_mut(list).push(e);
+                        Ok(acc)
+                    }
+                    _ => Err(Error::no_such_overload()),
+                },
                 (Err(a), _) => Err(a),
                 (_, Err(e)) => Err(e),
-                (Ok(_), Ok(_)) => Err(Error::no_such_overload()),
             };
             // Hooks never apply to `_+_`; the built-in cost of `add_list` is fixed anyway.
             let c = cel_cost::builtin_call_cost(&add_cost.overload, &[acc_size, 1]);

@@ -32,13 +32,13 @@ pub fn list_element(items: &mut Vec<Value>, v: Value, optional: bool, id: i64) -
         items.push(v);
         return Ok(());
     }
-    match v {
-        Value::Optional(Some(inner)) => items.push((*inner).clone()),
+    match &v {
+        Value::Optional(Some(inner)) => items.push((**inner).clone()),
         Value::Optional(None) => {}
         other => {
             return Err(Error::new(format!(
                 "cannot initialize optional list element from non-optional value {}",
-                cel_runtime::format::to_cel_literal(&other)
+                cel_runtime::format::to_cel_literal(other)
             ))
             .at(id));
         }
@@ -52,14 +52,14 @@ pub fn list_element(items: &mut Vec<Value>, v: Value, optional: bool, id: i64) -
 pub fn map_entry(m: &mut MapValue, k: &Value, v: Value, optional: bool, id: i64) -> Result<()> {
     let key = map_key(k).map_err(|e| e.at(id))?;
     let v = if optional {
-        match v {
-            Value::Optional(Some(inner)) => (*inner).clone(),
+        match &v {
+            Value::Optional(Some(inner)) => (**inner).clone(),
             Value::Optional(None) => return Ok(()),
             other => {
                 return Err(Error::new(format!(
                     "cannot initialize optional entry '{}' from non-optional value {}",
                     key,
-                    cel_runtime::format::to_cel_literal(&other)
+                    cel_runtime::format::to_cel_literal(other)
                 ))
                 .at(id));
             }
@@ -78,15 +78,15 @@ pub fn map_insert(
     key: Option<Value>,
     value: Result<Value>,
 ) -> Result<Value> {
-    let mut map = match acc? {
-        Value::Map(m) => m,
-        _ => return Err(no_such_overload(id)),
+    let mut acc = acc?;
+    let Value::Map(map) = &mut acc else {
+        return Err(no_such_overload(id));
     };
     let value = value?;
-    let m = Arc::make_mut(&mut map);
+    let m = Arc::make_mut(map);
     match key {
         Some(k) => cel_runtime::compare::map_insert_new(m, &k, value).map_err(|e| e.at(id))?,
-        None => match value {
+        None => match &value {
             Value::Map(update) => {
                 for (k, v) in update.iter() {
                     cel_runtime::compare::map_insert_new(m, &k.to_value(), v.clone())
@@ -96,7 +96,7 @@ pub fn map_insert(
             _ => return Err(no_such_overload(id)),
         },
     }
-    Ok(Value::Map(map))
+    Ok(acc)
 }
 
 /// cel-go's `actualSize`: the size of values with one ([`Value::sizer_size`]: code points,
@@ -197,8 +197,8 @@ pub fn struct_field(
         fields.push((name.clone(), v));
         return Ok(());
     }
-    match v {
-        Value::Optional(Some(inner)) => fields.push((name.clone(), (*inner).clone())),
+    match &v {
+        Value::Optional(Some(inner)) => fields.push((name.clone(), (**inner).clone())),
         Value::Optional(None) => {}
         _ => return Err(Error::no_such_overload()),
     }

@@ -308,6 +308,18 @@ pub(crate) struct StepCost {
     pub(crate) root: u64,
 }
 
+/// A planned tree is as deep as its expression; when dropping it reaches the end of the
+/// stack, the rest of it is dropped on a new stack segment (see
+/// [`cel_syntax::stack::drop_on_new_segment`]).
+impl Drop for Node {
+    fn drop(&mut self) {
+        if cel_syntax::stack::near_limit() {
+            let rest = std::mem::replace(self, Node::Const(Value::Null));
+            cel_syntax::stack::drop_on_new_segment(rest);
+        }
+    }
+}
+
 /// One planned node.
 #[derive(Clone, Debug)]
 pub(crate) enum Node {
@@ -746,6 +758,10 @@ impl<'a> Planner<'a> {
     }
 
     fn plan(&mut self, e: &Expr) -> Node {
+        cel_syntax::stack::guarded(|| self.plan_unguarded(e))
+    }
+
+    fn plan_unguarded(&mut self, e: &Expr) -> Node {
         if self.costs.is_constant(e.id) && !matches!(e.kind, ExprKind::Literal(_)) {
             // `x in []` is false without evaluating `x`.
             if let ExprKind::Call(c) = &e.kind
@@ -1227,8 +1243,8 @@ impl<'a> Planner<'a> {
             // a fresh one per evaluation (the literal is still charged, unless folded).
             let items = elements
                 .into_iter()
-                .filter_map(|e| match e {
-                    Node::Const(v) => Some(v),
+                .filter_map(|mut e| match &mut e {
+                    Node::Const(v) => Some(std::mem::replace(v, Value::Null)),
                     _ => None,
                 })
                 .collect();

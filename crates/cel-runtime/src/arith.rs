@@ -417,13 +417,13 @@ mod tests {
     #[test]
     fn concatenation() {
         let r = add(&Value::from("ab"), &Value::from("c"));
-        assert!(matches!(r, Ok(Value::String(s)) if &*s == "abc"));
+        assert!(matches!(&r, Ok(Value::String(s)) if &**s == "abc"));
         let l = add(
             &Value::list(vec![Value::Int(1)]),
             &Value::list(vec![Value::Int(2)]),
         );
-        assert!(matches!(l, Ok(Value::List(l)) if l.len() == 2));
+        assert!(matches!(&l, Ok(Value::List(l)) if l.len() == 2));
         let b = add(&Value::bytes(vec![1u8]), &Value::bytes(vec![2u8]));
-        assert!(matches!(b, Ok(Value::Bytes(b)) if *b == [1u8, 2]));
+        assert!(matches!(&b, Ok(Value::Bytes(b)) if **b == [1u8, 2]));
     }
 }

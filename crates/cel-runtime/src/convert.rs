@@ -604,7 +604,7 @@ mod tests {
 
     #[test]
     fn to_string_forms() {
-        let s = |v: Value| match to_string(&v) {
+        let s = |v: Value| match &to_string(&v) {
             Ok(Value::String(s)) => s.to_string(),
             other => format!("{other:?}"),
         };
@@ -652,15 +652,15 @@ mod tests {
 
     #[test]
     fn type_values() {
-        assert!(matches!(type_of(&Value::Int(1)), Value::Type(t) if *t == Type::Int));
+        assert!(matches!(&type_of(&Value::Int(1)), Value::Type(t) if **t == Type::Int));
         assert!(
-            matches!(type_of(&Value::list(vec![])), Value::Type(t) if t.runtime_name() == "list")
+            matches!(&type_of(&Value::list(vec![])), Value::Type(t) if t.runtime_name() == "list")
         );
         assert!(
-            matches!(type_of(&Value::optional_none()), Value::Type(t) if t.runtime_name() == "optional_type")
+            matches!(&type_of(&Value::optional_none()), Value::Type(t) if t.runtime_name() == "optional_type")
         );
         assert!(
-            matches!(type_of(&type_of(&Value::Null)), Value::Type(t) if t.runtime_name() == "type")
+            matches!(&type_of(&type_of(&Value::Null)), Value::Type(t) if t.runtime_name() == "type")
         );
     }
 }

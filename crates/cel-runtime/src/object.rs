@@ -554,7 +554,7 @@ mod tests {
 
     #[test]
     fn reads_by_selection_name_and_data_name() {
-        let Value::Object(o) = obj(Some(1), Some(2)) else {
+        let Value::Object(o) = &obj(Some(1), Some(2)) else {
             unreachable!()
         };
         assert_eq!(o.get("a"), Some(&Value::Int(1)));

@@ -596,12 +596,12 @@ fn json_value(v: &Value, d: &MessageDescriptor, out: &mut DynamicMessage) -> Res
             use base64::Engine as _;
             text(base64::engine::general_purpose::STANDARD.encode(b))
         }
-        Value::Timestamp(_) | Value::Duration(_) => match crate::convert::to_string(v)? {
+        Value::Timestamp(_) | Value::Duration(_) => match &crate::convert::to_string(v)? {
             Value::String(s) => text(s.to_string()),
             _ => return Err(Error::no_such_overload()),
         },
         Value::Message(m) if m.type_name() == "google.protobuf.FieldMask" => {
-            let paths = match select(m, "paths")? {
+            let paths = match &select(m, "paths")? {
                 Value::List(l) => l
                     .iter()
                     .map(|p| match p {

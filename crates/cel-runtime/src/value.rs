@@ -19,7 +19,7 @@ use indexmap::{Equivalent, IndexMap};
 /// C struct) so that generated code can test a value's kind and read the scalar payloads
 /// (`Bool` at offset 1, `Int`, `Uint` and `Double` at offset 8) without calling back into
 /// Rust. The tags are the [`Value::TAG_*`](Value::TAG_INT) constants.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[repr(u8)]
 pub enum Value {
     /// `null`.
@@ -56,6 +56,57 @@ pub enum Value {
     /// An object of a schema-declared type (a Kubernetes custom resource's object node; see
     /// [`crate::object`]). At run time its type is `map`, as in Kubernetes.
     Object(Arc<crate::object::ObjectValue>) = 15,
+}
+
+/// The derived format (`Int(1)`, `List(ListValue { items: [...], .. })`), written by hand so
+/// that printing a deep value recurses under the stack guard.
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        cel_types::stack::guarded(|| match self {
+            Value::Null => f.write_str("Null"),
+            Value::Bool(b) => f.debug_tuple("Bool").field(b).finish(),
+            Value::Int(i) => f.debug_tuple("Int").field(i).finish(),
+            Value::Uint(u) => f.debug_tuple("Uint").field(u).finish(),
+            Value::Double(d) => f.debug_tuple("Double").field(d).finish(),
+            Value::String(s) => f.debug_tuple("String").field(s).finish(),
+            Value::Bytes(b) => f.debug_tuple("Bytes").field(b).finish(),
+            Value::List(l) => f.debug_tuple("List").field(l).finish(),
+            Value::Map(m) => f.debug_tuple("Map").field(m).finish(),
+            Value::Timestamp(t) => f.debug_tuple("Timestamp").field(t).finish(),
+            Value::Duration(d) => f.debug_tuple("Duration").field(d).finish(),
+            Value::Type(t) => f.debug_tuple("Type").field(t).finish(),
+            Value::Optional(o) => f.debug_tuple("Optional").field(o).finish(),
+            Value::Opaque(o) => f.debug_tuple("Opaque").field(o).finish(),
+            Value::Message(m) => f.debug_tuple("Message").field(m).finish(),
+            Value::Object(o) => f.debug_tuple("Object").field(o).finish(),
+        })
+    }
+}
+
+impl Drop for Value {
+    /// Lists, maps and objects free their contents iteratively (see [`ListValue`]'s drop);
+    /// what is left is a chain of optionals (`optional.of(optional.of(...))`), which is
+    /// unlinked here one level at a time. Any other value, and an optional whose value is not
+    /// itself a uniquely owned optional, returns at once.
+    fn drop(&mut self) {
+        let Value::Optional(Some(inner)) = self else {
+            return;
+        };
+        if !matches!(Arc::get_mut(inner), Some(Value::Optional(Some(_)))) {
+            return;
+        }
+        let Value::Optional(slot) = self else {
+            return;
+        };
+        let mut next = slot.take();
+        while let Some(arc) = next {
+            match Arc::try_unwrap(arc) {
+                Ok(Value::Optional(ref mut o)) => next = o.take(),
+                // The rest is shared, or not an optional: its own drop takes care of it.
+                _ => break,
+            }
+        }
+    }
 }
 
 impl Value {
@@ -485,34 +536,36 @@ impl Drop for MapValue {
     }
 }
 
-/// Frees nested lists and maps with an explicit work list instead of recursion.
+/// Frees nested lists, maps, objects and optionals with an explicit work list instead of
+/// recursion. Parts shared with other values are only released.
 fn drop_iteratively(items: Vec<Value>) {
     let mut work = items;
-    while let Some(v) = work.pop() {
-        match v {
+    while let Some(mut v) = work.pop() {
+        match &mut v {
             Value::List(l) => {
-                if let Ok(mut inner) = Arc::try_unwrap(l) {
+                if let Some(inner) = Arc::get_mut(l) {
                     work.append(&mut inner.items);
                 }
             }
             Value::Map(m) => {
-                if let Ok(mut inner) = Arc::try_unwrap(m) {
+                if let Some(inner) = Arc::get_mut(m) {
                     let entries = std::mem::take(&mut inner.entries);
                     work.extend(entries.into_iter().map(|(_, v)| v));
                 }
             }
             Value::Optional(Some(o)) => {
-                if let Ok(inner) = Arc::try_unwrap(o) {
-                    work.push(inner);
+                if let Some(inner) = Arc::get_mut(o) {
+                    work.push(std::mem::replace(inner, Value::Null));
                 }
             }
             Value::Object(o) => {
-                if let Ok(mut inner) = Arc::try_unwrap(o) {
+                if let Some(inner) = Arc::get_mut(o) {
                     inner.take_values(&mut work);
                 }
             }
-            other => drop(other),
+            _ => {}
         }
+        // `v` has no contents left that it owns alone: dropping it does not recurse.
     }
 }
 

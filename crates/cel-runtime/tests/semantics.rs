@@ -32,9 +32,9 @@ fn s(x: &str) -> Value {
 }
 
 fn text(v: Value) -> String {
-    match v {
+    match &v {
         Value::String(s) => s.to_string(),
-        other => panic!("not a string: {}", cel_runtime::format::display(&other)),
+        other => panic!("not a string: {}", cel_runtime::format::display(other)),
     }
 }
 

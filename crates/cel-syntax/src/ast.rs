@@ -36,7 +36,10 @@ impl Span {
 }
 
 /// One expression node.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Cloning, comparing, printing (`Debug`) and dropping a tree cannot overflow the stack,
+/// however deep the tree: the first three recurse under [`crate::stack::guarded`], and a deep
+/// tree is dropped with an explicit work list.
 pub struct Expr {
     /// The node's id, unique within its [`Ast`].
     pub id: ExprId,
@@ -232,7 +235,99 @@ impl SourceInfo {
     }
 }
 
+impl Clone for Expr {
+    fn clone(&self) -> Expr {
+        crate::stack::guarded(|| Expr {
+            id: self.id,
+            kind: self.kind.clone(),
+        })
+    }
+}
+
+impl PartialEq for Expr {
+    fn eq(&self, other: &Expr) -> bool {
+        crate::stack::guarded(|| self.id == other.id && self.kind == other.kind)
+    }
+}
+
+impl fmt::Debug for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        crate::stack::guarded(|| {
+            f.debug_struct("Expr")
+                .field("id", &self.id)
+                .field("kind", &self.kind)
+                .finish()
+        })
+    }
+}
+
+impl Drop for Expr {
+    /// A node whose children are leaves is dropped by the ordinary (recursive) glue, without
+    /// allocating; a deeper tree is taken apart one node at a time through a work list, so
+    /// that dropping it uses constant stack whatever its depth.
+    fn drop(&mut self) {
+        let mut deep = false;
+        self.for_each_child(&mut |c| deep |= !c.is_leaf());
+        if !deep {
+            return;
+        }
+        let mut work = Vec::new();
+        take_children(&mut self.kind, &mut work);
+        while let Some(mut e) = work.pop() {
+            take_children(&mut e.kind, &mut work);
+            // `e` has no children left: its own drop returns at once.
+        }
+    }
+}
+
+/// Moves the children of a node into `out`, leaving the node without children (a
+/// comprehension's or a selection's children are replaced by [`ExprKind::Error`] leaves).
+fn take_children(kind: &mut ExprKind, out: &mut Vec<Expr>) {
+    fn take(e: &mut Expr) -> Expr {
+        std::mem::replace(e, Expr::new(0, ExprKind::Error))
+    }
+    match kind {
+        ExprKind::Error | ExprKind::Literal(_) | ExprKind::Ident(_) => {}
+        ExprKind::Select(s) => out.push(take(&mut s.operand)),
+        ExprKind::Call(c) => {
+            if let Some(t) = c.target.take() {
+                out.push(*t);
+            }
+            out.append(&mut c.args);
+        }
+        ExprKind::List(l) => out.append(&mut l.elements),
+        ExprKind::Map(m) => {
+            for entry in m.entries.drain(..) {
+                out.push(entry.key);
+                out.push(entry.value);
+            }
+        }
+        ExprKind::Struct(s) => out.extend(s.fields.drain(..).map(|f| f.value)),
+        ExprKind::Comprehension(c) => {
+            out.push(take(&mut c.iter_range));
+            out.push(take(&mut c.accu_init));
+            out.push(take(&mut c.loop_condition));
+            out.push(take(&mut c.loop_step));
+            out.push(take(&mut c.result));
+        }
+    }
+}
+
 impl Expr {
+    /// Whether the node has no children (an error placeholder, a literal or a name).
+    pub fn is_leaf(&self) -> bool {
+        matches!(
+            self.kind,
+            ExprKind::Error | ExprKind::Literal(_) | ExprKind::Ident(_)
+        )
+    }
+
+    /// The node's kind, taken out of it (`Expr` implements `Drop`, so its fields cannot be
+    /// moved out by a pattern).
+    pub fn into_kind(mut self) -> ExprKind {
+        std::mem::replace(&mut self.kind, ExprKind::Error)
+    }
+
     /// A node of the given kind.
     pub fn new(id: ExprId, kind: ExprKind) -> Expr {
         Expr { id, kind }

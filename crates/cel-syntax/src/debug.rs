@@ -64,6 +64,10 @@ impl Printer<'_> {
     }
 
     fn expr(&mut self, e: &Expr, indent: usize, label: &str) {
+        crate::stack::guarded(|| self.expr_unguarded(e, indent, label))
+    }
+
+    fn expr_unguarded(&mut self, e: &Expr, indent: usize, label: &str) {
         let what = match &e.kind {
             ExprKind::Error if self.in_macro_call && self.info.macro_calls.contains_key(&e.id) => {
                 "MacroRef".to_string()

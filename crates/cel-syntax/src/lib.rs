@@ -21,6 +21,7 @@ pub mod macros;
 pub mod operators;
 mod parser;
 pub mod source;
+pub mod stack;
 mod unparse;
 
 pub use ast::*;

@@ -534,6 +534,10 @@ impl<'a> ExprFactory<'a> {
     /// A deep copy of `e` with fresh ids (parents numbered before children, as cel-go does).
     /// Each copied node keeps the position of its original.
     pub fn copy(&mut self, e: &Expr) -> Expr {
+        crate::stack::guarded(|| self.copy_unguarded(e))
+    }
+
+    fn copy_unguarded(&mut self, e: &Expr) -> Expr {
         let id = self.store.new_id();
         let pos = self
             .store
@@ -795,9 +799,10 @@ fn expand_has(
     let arg = args
         .pop()
         .ok_or_else(|| f.error(0, "invalid argument to has() macro"))?;
-    match arg.kind {
+    let id = arg.id;
+    match arg.into_kind() {
         ExprKind::Select(s) => Ok(Some(f.presence_test(*s.operand, &s.field))),
-        _ => Err(f.error(arg.id, "invalid argument to has() macro")),
+        _ => Err(f.error(id, "invalid argument to has() macro")),
     }
 }
 

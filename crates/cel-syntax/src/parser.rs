@@ -560,6 +560,10 @@ impl<'a> Parser<'a> {
     /// `expr: conditionalOr ('?' conditionalOr ':' expr)?`. Each call is one level of the
     /// nesting that cel-go limits at parse time.
     fn parse_expr(&mut self) -> Node {
+        crate::stack::guarded(|| self.parse_expr_unguarded())
+    }
+
+    fn parse_expr_unguarded(&mut self) -> Node {
         if self.aborted {
             return self.error_here();
         }
@@ -1610,6 +1614,10 @@ impl<'a> Parser<'a> {
     /// [`ExprKind::Error`] placeholder carrying the expansion's id.
     #[inline(never)]
     fn strip_nested_macros(&self, e: &mut Expr) {
+        crate::stack::guarded(|| self.strip_nested_macros_unguarded(e))
+    }
+
+    fn strip_nested_macros_unguarded(&self, e: &mut Expr) {
         if self.macro_calls.contains_key(&e.id) {
             e.kind = ExprKind::Error;
             return;

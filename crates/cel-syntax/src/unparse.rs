@@ -208,6 +208,10 @@ impl<'a> Unparser<'a> {
     }
 
     fn expr(&mut self, e: &Expr) -> Result<(), UnparseError> {
+        crate::stack::guarded(|| self.expr_unguarded(e))
+    }
+
+    fn expr_unguarded(&mut self, e: &Expr) -> Result<(), UnparseError> {
         if self.depth >= MAX_DEPTH {
             return Err(UnparseError("expression too deep to unparse".to_string()));
         }
@@ -424,6 +428,10 @@ impl<'a> Unparser<'a> {
     }
 
     fn count_terms(&self, e: &Expr, function: &str) -> usize {
+        crate::stack::guarded(|| self.count_terms_unguarded(e, function))
+    }
+
+    fn count_terms_unguarded(&self, e: &Expr, function: &str) -> usize {
         match &self.printed(e).kind {
             ExprKind::Call(c) if self.in_chain(e, function) => {
                 self.count_terms(&c.args[0], function) + self.count_terms(&c.args[1], function)
@@ -435,6 +443,10 @@ impl<'a> Unparser<'a> {
     /// Whether the chain rooted at `e`, joining terms `lo..=hi + 1`, has exactly the shape the
     /// parser gives a flat chain of that many terms.
     fn is_balanced(&self, e: &Expr, function: &str, lo: usize, hi: usize) -> bool {
+        crate::stack::guarded(|| self.is_balanced_unguarded(e, function, lo, hi))
+    }
+
+    fn is_balanced_unguarded(&self, e: &Expr, function: &str, lo: usize, hi: usize) -> bool {
         let ExprKind::Call(c) = &self.printed(e).kind else {
             return false;
         };

@@ -32,7 +32,7 @@ fn errors_with(text: &str, options: &ParserOptions) -> String {
 }
 
 fn literal(text: &str) -> Literal {
-    match parse_ok(text).expr.kind {
+    match parse_ok(text).expr.into_kind() {
         ExprKind::Literal(l) => l,
         other => panic!("{text:?} is not a literal: {other:?}"),
     }
@@ -68,7 +68,7 @@ fn uint_and_double_literals() {
     assert_eq!(literal("-2.5e-1"), Literal::Double(-0.25));
     assert!(errors("1e309").contains("invalid double literal"));
     // A negative uint is the negation of a uint, not a literal.
-    assert!(matches!(parse_ok("-1u").expr.kind, ExprKind::Call(c) if c.function == "-_"));
+    assert!(matches!(&parse_ok("-1u").expr.kind, ExprKind::Call(c) if c.function == "-_"));
 }
 
 #[test]

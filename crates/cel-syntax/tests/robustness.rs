@@ -400,3 +400,70 @@ fn nesting_limit_fits_in_one_mebibyte_of_stack() {
             .expect("parse within 1 MiB of stack");
     }
 }
+
+/// A tree of every kind of node with children, `depth` levels deep.
+fn deep_tree(depth: i64) -> cel_syntax::Expr {
+    use cel_syntax::{Call, Comprehension, Expr, ExprKind, ListExpr, Select};
+    let leaf = |name: &str| Expr::new(0, ExprKind::Ident(name.into()));
+    let mut e = leaf("x");
+    for i in 0..depth {
+        let kind = match i % 4 {
+            0 => ExprKind::List(ListExpr {
+                elements: vec![e],
+                optional_indices: vec![],
+            }),
+            1 => ExprKind::Select(Select {
+                operand: Box::new(e),
+                field: "f".into(),
+                test_only: false,
+            }),
+            2 => ExprKind::Call(Call {
+                target: Some(Box::new(e)),
+                function: "g".into(),
+                args: vec![leaf("y")],
+            }),
+            _ => ExprKind::Comprehension(Box::new(Comprehension {
+                iter_range: e,
+                iter_var: "i".into(),
+                iter_var2: None,
+                accu_var: "a".into(),
+                accu_init: leaf("a"),
+                loop_condition: leaf("a"),
+                loop_step: leaf("a"),
+                result: leaf("a"),
+            })),
+        };
+        e = Expr::new(i + 1, kind);
+    }
+    e
+}
+
+fn on_128k_stack(f: impl FnOnce() + Send + 'static) {
+    let handle = std::thread::Builder::new()
+        .stack_size(128 * 1024)
+        .spawn(f)
+        .expect("spawn");
+    if let Err(p) = handle.join() {
+        std::panic::resume_unwind(p);
+    }
+}
+
+/// A hand-built tree a million levels deep is dropped on a 128 KiB stack (iteratively).
+#[test]
+fn million_level_tree_drops() {
+    on_128k_stack(|| drop(deep_tree(1_000_000)));
+}
+
+/// A tree 100,000 levels deep is cloned, compared and printed with `Debug` on a 128 KiB
+/// stack (recursively, on stack segments allocated as needed).
+#[test]
+fn deep_trees_clone_compare_and_print() {
+    on_128k_stack(|| {
+        let e = deep_tree(100_000);
+        let copy = e.clone();
+        assert!(copy == e);
+        assert_eq!(copy.depth(), 100_001);
+        let printed = format!("{e:?}");
+        assert!(printed.len() > 100_000);
+    });
+}

@@ -12,6 +12,7 @@
 
 mod decls;
 mod parse;
+pub mod stack;
 pub mod stdlib;
 mod types;
 

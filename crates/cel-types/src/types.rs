@@ -62,7 +62,11 @@ impl Primitive {
 /// A CEL type.
 ///
 /// Cheap to clone: parameters are shared behind [`Arc`].
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// Comparing, hashing and printing a type cannot overflow the stack, however deep
+/// the type (`list(list(...))` of a deeply nested literal): they recurse under
+/// [`crate::stack::guarded`].
+#[derive(Clone)]
 pub enum Type {
     /// `dyn`: any value; switches off static type agreement.
     Dyn,
@@ -163,22 +167,22 @@ impl Type {
     /// parameter, anywhere in it): calls with arguments of such types dispatch on the values,
     /// in the interpreter and in native code alike.
     pub fn is_dynamic(&self) -> bool {
-        match self {
+        crate::stack::guarded(|| match self {
             Type::Dyn | Type::Error | Type::Any | Type::TypeParam(_) => true,
             other => other.params().into_iter().any(Type::is_dynamic),
-        }
+        })
     }
 
     /// Whether the type contains a type parameter anywhere.
     pub fn has_type_params(&self) -> bool {
-        match self {
+        crate::stack::guarded(|| match self {
             Type::TypeParam(_) => true,
             Type::List(e) => e.has_type_params(),
             Type::Map(k, v) => k.has_type_params() || v.has_type_params(),
             Type::Type(Some(t)) => t.has_type_params(),
             Type::Opaque(_, ps) => ps.iter().any(Type::has_type_params),
             _ => false,
-        }
+        })
     }
 
     /// The parameters of a parameterised type, in order.
@@ -231,6 +235,10 @@ impl Type {
         if !self.has_type_params() {
             return self.clone();
         }
+        crate::stack::guarded(|| self.substitute_params(f))
+    }
+
+    fn substitute_params(&self, f: &dyn Fn(&str) -> Option<Type>) -> Type {
         match self {
             Type::TypeParam(name) => f(name).unwrap_or_else(|| self.clone()),
             Type::List(e) => Type::list(e.substitute(f)),
@@ -281,6 +289,12 @@ impl fmt::Display for Type {
     /// Formats the type as cel-go's checker prints it in diagnostics: `list(int)`,
     /// `map(string, dyn)`, `type(int)`, `wrapper(int)`, `optional_type(string)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        crate::stack::guarded(|| self.write(f))
+    }
+}
+
+impl Type {
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Type::List(e) => write!(f, "list({e})"),
             Type::Map(k, v) => write!(f, "map({k}, {v})"),
@@ -305,6 +319,131 @@ impl fmt::Display for Type {
             }
             other => f.write_str(other.runtime_name()),
         }
+    }
+}
+
+impl PartialEq for Type {
+    fn eq(&self, other: &Type) -> bool {
+        crate::stack::guarded(|| match (self, other) {
+            (Type::List(a), Type::List(b)) => a == b,
+            (Type::Map(k1, v1), Type::Map(k2, v2)) => k1 == k2 && v1 == v2,
+            (Type::Type(a), Type::Type(b)) => a == b,
+            (Type::Wrapper(a), Type::Wrapper(b)) => a == b,
+            (Type::Message(a), Type::Message(b)) => a == b,
+            (Type::Opaque(n1, p1), Type::Opaque(n2, p2)) => n1 == n2 && p1 == p2,
+            (Type::TypeParam(a), Type::TypeParam(b)) => a == b,
+            // Every variant with data is matched above: same variant, same type.
+            (a, b) => std::mem::discriminant(a) == std::mem::discriminant(b),
+        })
+    }
+}
+
+impl Eq for Type {}
+
+impl Type {
+    /// Drops the type without recursion: the parts that this type alone owns are taken apart
+    /// one node at a time through a work list, so that a type nested hundreds of thousands of
+    /// levels deep (the type of a deeply nested literal) is freed in constant stack. Parts
+    /// shared with other types are only released. (`Type` cannot implement `Drop` itself
+    /// without losing constant promotion of `&Type::Dyn` and the like.) Shallow types are
+    /// dropped without allocating.
+    pub fn drop_iteratively(mut self) {
+        let mut work = Vec::new();
+        self.take_deep_parts(&mut work);
+        while let Some(mut t) = work.pop() {
+            t.take_deep_parts(&mut work);
+        }
+    }
+
+    /// Whether the type has parameters (parts that are types).
+    fn has_parts(&self) -> bool {
+        match self {
+            Type::List(_) | Type::Map(..) | Type::Type(Some(_)) => true,
+            Type::Opaque(_, ps) => !ps.is_empty(),
+            _ => false,
+        }
+    }
+
+    /// Moves into `out` each part owned by this type alone that has parts of its own, leaving
+    /// `dyn` in its place.
+    fn take_deep_parts(&mut self, out: &mut Vec<Type>) {
+        let mut take = |t: &mut Type| {
+            if t.has_parts() {
+                out.push(std::mem::replace(t, Type::Dyn));
+            }
+        };
+        match self {
+            Type::List(e) | Type::Type(Some(e)) => {
+                if let Some(e) = Arc::get_mut(e) {
+                    take(e);
+                }
+            }
+            Type::Map(k, v) => {
+                if let Some(k) = Arc::get_mut(k) {
+                    take(k);
+                }
+                if let Some(v) = Arc::get_mut(v) {
+                    take(v);
+                }
+            }
+            Type::Opaque(_, ps) => {
+                if let Some(ps) = Arc::get_mut(ps) {
+                    ps.iter_mut().for_each(take);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl std::hash::Hash for Type {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        crate::stack::guarded(|| {
+            std::mem::discriminant(self).hash(state);
+            match self {
+                Type::List(e) => e.hash(state),
+                Type::Map(k, v) => {
+                    k.hash(state);
+                    v.hash(state);
+                }
+                Type::Type(t) => t.hash(state),
+                Type::Wrapper(p) => p.hash(state),
+                Type::Message(n) | Type::TypeParam(n) => n.hash(state),
+                Type::Opaque(n, ps) => {
+                    n.hash(state);
+                    ps.hash(state);
+                }
+                _ => {}
+            }
+        })
+    }
+}
+
+/// The derived format (`List(Int)`, `Opaque("optional_type", [Int])`), written by hand so that
+/// it recurses under the stack guard.
+impl fmt::Debug for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        crate::stack::guarded(|| match self {
+            Type::Dyn => f.write_str("Dyn"),
+            Type::Any => f.write_str("Any"),
+            Type::Null => f.write_str("Null"),
+            Type::Bool => f.write_str("Bool"),
+            Type::Int => f.write_str("Int"),
+            Type::Uint => f.write_str("Uint"),
+            Type::Double => f.write_str("Double"),
+            Type::String => f.write_str("String"),
+            Type::Bytes => f.write_str("Bytes"),
+            Type::Timestamp => f.write_str("Timestamp"),
+            Type::Duration => f.write_str("Duration"),
+            Type::Error => f.write_str("Error"),
+            Type::List(e) => f.debug_tuple("List").field(e).finish(),
+            Type::Map(k, v) => f.debug_tuple("Map").field(k).field(v).finish(),
+            Type::Type(t) => f.debug_tuple("Type").field(t).finish(),
+            Type::Wrapper(p) => f.debug_tuple("Wrapper").field(p).finish(),
+            Type::Message(n) => f.debug_tuple("Message").field(n).finish(),
+            Type::Opaque(n, ps) => f.debug_tuple("Opaque").field(n).field(ps).finish(),
+            Type::TypeParam(n) => f.debug_tuple("TypeParam").field(n).finish(),
+        })
     }
 }
 

@@ -69,7 +69,10 @@ pub use cel_runtime::{
 };
 pub use cel_types::{FunctionDecl, OverloadDecl, Primitive, Type, VariableDecl};
 pub use env::{Env, EnvBuilder, EnvOptions};
-pub use json::{JsonError, MAX_JSON_DEPTH, activation_from_json, value_from_json, value_to_json};
+pub use json::{
+    JsonError, MAX_JSON_DEPTH, activation_from_json, activation_from_json_typed, value_from_json,
+    value_from_json_typed, value_to_json, variable_from_json,
+};
 pub use kubernetes::KubernetesEnv;
 pub use program::{Backend, EvalDetails, Program, ProgramOptions};
 

@@ -93,6 +93,15 @@ pub(crate) fn validate(
 
 /// Reports list and map literals with mixed element, key or value types.
 fn homogeneous(e: &Expr, checked: &CheckedAst, exempt: bool, report: &mut dyn FnMut(i64, String)) {
+    cel_syntax::stack::guarded(|| homogeneous_unguarded(e, checked, exempt, report))
+}
+
+fn homogeneous_unguarded(
+    e: &Expr,
+    checked: &CheckedAst,
+    exempt: bool,
+    report: &mut dyn FnMut(i64, String),
+) {
     let ty = |x: &Expr| checked.types.get(&x.id).cloned().unwrap_or(Type::Dyn);
     let unwrap = |t: Type, optional: bool| {
         if optional {

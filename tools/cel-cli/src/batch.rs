@@ -275,8 +275,7 @@ impl<'a> Context<'a> {
         let decls = parse_decls(&decl_texts).map_err(input_error)?;
         let mut user = MapActivation::new();
         for (name, j) in vars_of(case)? {
-            let v = json_variable(name, j, &decls, self.pool.as_ref())
-                .map_err(|e| input_error(format!("vars.{name}: {e}")))?;
+            let v = json_variable(name, j, &decls, self.pool.as_ref()).map_err(input_error)?;
             user.bind(name.as_str(), v);
         }
         let names: Vec<String> = user.iter().map(|(n, _)| n.to_string()).collect();

@@ -76,24 +76,32 @@ impl EnvArgs {
 }
 
 /// A variable's value from JSON: protobuf's JSON form of the message, for a variable declared
-/// with a message type the descriptors know; CEL's JSON mapping otherwise.
+/// with a message type the descriptors know; for another declared variable, its JSON read as
+/// its type ([`celerity::variable_from_json`]: RFC 3339 timestamps, `"1h30m"` durations,
+/// base64 bytes, ...; JSON that does not fit is an error); CEL's untyped JSON mapping for an
+/// undeclared one. Errors name the variable (`variable 'y': expected int, got string "str"`).
 pub(crate) fn json_variable(
     name: &str,
     json: &serde_json::Value,
     decls: &[(String, Type)],
     pool: Option<&DescriptorPool>,
 ) -> Result<Value, String> {
-    let message = decls.iter().find_map(|(n, t)| match t {
-        Type::Message(m) if n == name => pool.and_then(|p| p.get_message_by_name(m)),
+    let declared = decls.iter().find(|(n, _)| n == name).map(|(_, t)| t);
+    let message = declared.and_then(|t| match t {
+        Type::Message(m) => pool.and_then(|p| p.get_message_by_name(m)),
         _ => None,
     });
-    match message {
-        Some(d) => {
-            let m =
-                prost_reflect::DynamicMessage::deserialize(d, json).map_err(|e| e.to_string())?;
-            celerity::proto::from_message(m).map_err(|e| e.message)
+    match (message, declared) {
+        (Some(d), _) => {
+            let m = prost_reflect::DynamicMessage::deserialize(d, json)
+                .map_err(|e| format!("variable '{name}': {e}"))?;
+            celerity::proto::from_message(m)
+                .map_err(|e| format!("variable '{name}': {}", e.message))
         }
-        None => celerity::value_from_json(json).map_err(|e| e.to_string()),
+        (None, Some(ty)) => celerity::variable_from_json(name, json, ty).map_err(|e| e.to_string()),
+        (None, None) => {
+            celerity::value_from_json(json).map_err(|e| format!("variable '{name}': {e}"))
+        }
     }
 }
 

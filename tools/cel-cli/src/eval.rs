@@ -14,7 +14,10 @@ use crate::{Output, bad_input};
 pub(crate) struct EvalArgs {
     /// The expression (omit with --batch).
     pub(crate) expr: Option<String>,
-    /// Bind a variable to a JSON value: `name=JSON` (undeclared variables are `dyn`).
+    /// Bind a variable to a JSON value: `name=JSON`. A variable declared with `--decl` takes
+    /// its JSON as its type (`timestamp`: RFC 3339, `duration`: "1h30m", `bytes`: base64,
+    /// `uint`/`int`: integers or their decimal strings, `double`: any number; lists and maps of
+    /// them), and JSON that does not fit is an error; undeclared variables are `dyn`.
     #[arg(long = "var", value_name = "NAME=JSON")]
     pub(crate) vars: Vec<String>,
     /// Bind the members of a JSON object file as variables.
@@ -135,7 +138,7 @@ fn run_one(args: &EvalArgs, expr: &str) -> ExitCode {
                     act.bind(name.as_str(), v);
                 }
                 Err(e) => {
-                    return bad_input(format!("{path}: '{name}': {e}"));
+                    return bad_input(format!("{path}: {e}"));
                 }
             }
         }
@@ -144,16 +147,19 @@ fn run_one(args: &EvalArgs, expr: &str) -> ExitCode {
         let Some((name, json)) = var.split_once('=') else {
             return bad_input(format!("--var '{var}': expected NAME=JSON"));
         };
-        let value = serde_json::from_str::<serde_json::Value>(json)
-            .map_err(|e| e.to_string())
-            .and_then(|j| json_variable(name, &j, &decls, pool.as_ref()));
-        match value {
+        let json = match serde_json::from_str::<serde_json::Value>(json) {
+            Ok(j) => j,
+            Err(e) => {
+                return bad_input(format!("--var '{name}': {e}"));
+            }
+        };
+        match json_variable(name, &json, &decls, pool.as_ref()) {
             Ok(v) => {
                 names.push(name.to_string());
                 act.bind(name, v);
             }
             Err(e) => {
-                return bad_input(format!("--var '{name}': {e}"));
+                return bad_input(e);
             }
         }
     }

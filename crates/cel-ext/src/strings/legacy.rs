@@ -325,8 +325,8 @@ fn string_text(v: &Value, out: &mut String) -> Result<(), String> {
         | Value::String(_)
         | Value::Timestamp(_)
         | Value::Bytes(_)
-        | Value::Duration(_) => match cel_runtime::convert::to_string(v) {
-            Ok(Value::String(s)) => out.push_str(&s),
+        | Value::Duration(_) => match &cel_runtime::convert::to_string(v) {
+            Ok(Value::String(s)) => out.push_str(s),
             Ok(_) => {}
             Err(e) => {
                 return Err(format!(

@@ -69,7 +69,7 @@ fn last_index_of_cases() {
 #[test]
 fn casing_is_ascii_only() {
     let v = |s: &str| Value::from(s);
-    let s = |r: Result<Value>| match r.unwrap() {
+    let s = |r: Result<Value>| match &r.unwrap() {
         Value::String(s) => s.to_string(),
         _ => String::new(),
     };
@@ -142,7 +142,7 @@ fn split_cases() {
         split(s, sep, n)
             .unwrap()
             .into_iter()
-            .map(|v| match v {
+            .map(|v| match &v {
                 Value::String(s) => s.to_string(),
                 _ => String::new(),
             })
@@ -195,7 +195,7 @@ fn substring_cases() {
 
 #[test]
 fn trim_join_quote_reverse() {
-    let t = |s: &str| match trim_value(&Value::from(s)).unwrap() {
+    let t = |s: &str| match &trim_value(&Value::from(s)).unwrap() {
         Value::String(s) => s.to_string(),
         _ => String::new(),
     };

@@ -623,7 +623,7 @@ impl Walk<'_> {
             Ok(v) => v,
         };
         self.budget -= cost as i64;
-        let Value::String(s) = text else {
+        let Value::String(s) = &text else {
             return failed("messageExpression failed to convert to string".into());
         };
         let trimmed = s.trim();
