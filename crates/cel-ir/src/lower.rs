@@ -179,6 +179,10 @@ fn unsupported(e: &Expr) -> bool {
 /// comprehension and used inside). Globals count too, but they are never bound, so a node
 /// with only globals is treated as closed by the caller, which only asks about locals.
 fn free_vars(e: &Expr, out: &mut HashMap<ExprId, HashSet<String>>) -> HashSet<String> {
+    cel_syntax::stack::guarded(|| free_vars_of_node(e, out))
+}
+
+fn free_vars_of_node(e: &Expr, out: &mut HashMap<ExprId, HashSet<String>>) -> HashSet<String> {
     let set: HashSet<String> = match &e.kind {
         ExprKind::Ident(name) if !name.starts_with('.') => {
             // Only names that some comprehension could bind are interesting; qualified names
@@ -350,7 +354,13 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Lowers `e`; the walk recurses with the expression's depth, so each level runs under the
+    /// stack guard (a deep expression grows the stack on the heap instead of overflowing it).
     fn lower(&mut self, e: &'a Expr) -> Lv {
+        cel_syntax::stack::guarded(|| self.lower_node(e))
+    }
+
+    fn lower_node(&mut self, e: &'a Expr) -> Lv {
         if self.b.inst_count() > self.budget {
             // Over budget: the function is discarded; stop doing work for it.
             self.b.stop_tracking();

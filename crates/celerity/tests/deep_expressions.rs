@@ -27,10 +27,14 @@ fn on_stack<T: Send + 'static>(size: usize, f: impl FnOnce() -> T + Send + 'stat
 }
 
 fn env(max_depth: usize, size_limit: usize) -> Env {
+    env_on(Backend::Interpreter, max_depth, size_limit)
+}
+
+fn env_on(backend: Backend, max_depth: usize, size_limit: usize) -> Env {
     let options = EnvOptions {
         max_recursion_depth: max_depth,
         expression_size_limit: size_limit,
-        backend: Backend::Interpreter,
+        backend,
         ..EnvOptions::default()
     };
     Env::builder()
@@ -251,23 +255,33 @@ fn deepest_accepted_expressions_run_on_a_128k_stack() {
         found.push((120, e, Some(Value::Bool(true))));
         found
     });
-    // ...then run each on a 128 KiB stack.
+    // ...then run each on a 128 KiB stack, interpreted and compiled to native code.
     on_stack(128 * 1024, move || {
-        let env = env(defaults.max_recursion_depth, defaults.expression_size_limit);
-        for (n, expr, expected) in found {
-            // `l[0]...` and `s.b...` read values exactly as deep as the expression.
-            let got = run(&env, &expr, &activation(n));
-            if let Ok(ast) = env.compile(&expr) {
-                let _ = (ast.unparse(), ast.syntax_text(), ast.checked_text());
-            }
-            if let Some(want) = expected {
-                match got {
-                    Ok(v) => assert!(v == want, "{}: {v:?}", &expr[..40]),
-                    Err(e) => panic!("{}: {e}", &expr[..40]),
-                }
-            }
+        for backend in [Backend::Interpreter, Backend::Jit] {
+            let env = env_on(
+                backend,
+                defaults.max_recursion_depth,
+                defaults.expression_size_limit,
+            );
+            run_all_on(&env, &found);
         }
     });
+}
+
+fn run_all_on(env: &Env, found: &[(usize, String, Option<Value>)]) {
+    for (n, expr, expected) in found {
+        // `l[0]...` and `s.b...` read values exactly as deep as the expression.
+        let got = run(env, expr, &activation(*n));
+        if let Ok(ast) = env.compile(expr) {
+            let _ = (ast.unparse(), ast.syntax_text(), ast.checked_text());
+        }
+        if let Some(want) = expected {
+            match got {
+                Ok(v) => assert!(&v == want, "{}: {v:?}", &expr[..40]),
+                Err(e) => panic!("{}: {e}", &expr[..40]),
+            }
+        }
+    }
 }
 
 /// JSON as deep as the conversions accept ([`celerity::MAX_JSON_DEPTH`]) converts both ways,
