@@ -76,6 +76,7 @@ impl Plan {
 
     /// Evaluates with an optional cost limit, reporting the cost.
     pub fn eval_with_limit(&self, activation: &dyn Activation, limit: Option<u64>) -> Evaluation {
+        let _allowance = cel_runtime::limits::BuildAllowance::enter();
         let mut st = State {
             activation,
             slots: vec![Slot::Empty; self.slots],

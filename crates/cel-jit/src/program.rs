@@ -210,6 +210,9 @@ impl JitProgram {
     #[inline]
     pub fn eval(&self, activation: &dyn Activation, limit: Option<u64>) -> Evaluation {
         let limit_i = limit.map_or(i64::MAX, |l| i64::try_from(l).unwrap_or(i64::MAX));
+        // What the runtime's helpers may build (`cel_runtime::limits`); the interpreter,
+        // when it takes over, opens its own.
+        let _allowance = cel_runtime::limits::BuildAllowance::enter();
         let mut st = State {
             activation,
             arena: Default::default(),

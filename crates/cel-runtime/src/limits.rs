@@ -7,40 +7,100 @@
 //! (or bounds) its result's size first and fails with an ordinary CEL error instead of
 //! attempting an allocation beyond these limits.
 //!
-//! The limits are far above what an evaluation under Kubernetes' largest cost budget (10⁷
-//! units, where each costed byte or element costs at least 0.1) builds from strings, and far
-//! below what exhausts memory, so they only turn what would be an aborted process into an
-//! error. They are not a substitute for a cost limit, which bounds time as well.
+//! A bound on each value is not enough: `l.map(a, a + a)` over a list of a thousand 32 MiB
+//! strings builds 64 GiB at a cost of a few thousand. So an evaluation also has an
+//! allowance of [`MAX_BUILT_BYTES`] for everything these operations build (a list element
+//! counts as the size of a [`Value`]), opened by each backend's entry point with
+//! [`BuildAllowance::enter`]; an operation past it fails the same way.
+//!
+//! The limits are above what any Kubernetes object holds (a request body is at most 3 MiB)
+//! and what an evaluation under Kubernetes' per-call cost limit (10⁶ units, at least 0.1 per
+//! costed byte) builds from strings, and low enough that the worst an expression can do with
+//! cost-free doublings (`[x].map(a, a + a)[0]`, nested, each level doubling `x`) stays a
+//! few hundred MiB rather than exhausting memory. They are not a substitute for a cost limit,
+//! which bounds time as well.
 
-use crate::{Error, Result};
+use std::cell::Cell;
 
-/// The largest string or bytes value (in bytes) an operation builds: 1 GiB.
-pub const MAX_RESULT_BYTES: usize = 1 << 30;
+use crate::{Error, Result, Value};
 
-/// The largest list (in elements) an operation builds: 2²⁶ (67,108,864), about 1.5 GiB of
-/// values.
-pub const MAX_LIST_ELEMENTS: usize = 1 << 26;
+/// The largest string or bytes value (in bytes) an operation builds: 64 MiB.
+pub const MAX_RESULT_BYTES: usize = 1 << 26;
+
+/// The largest list (in elements) an operation builds: 2²² (4,194,304), 96 MiB of values.
+/// `lists.range` keeps cel-go's own bound (10,000,000, at a cost of as much), so a list that
+/// long can be made but not concatenated.
+pub const MAX_LIST_ELEMENTS: usize = 1 << 22;
+
+/// The most an evaluation may build with the operations checked here (in bytes, list
+/// elements counted at the size of a [`Value`]): 256 MiB, four times the largest string.
+pub const MAX_BUILT_BYTES: u128 = 1 << 28;
+
+thread_local! {
+    /// What the evaluation running on this thread may still build; `None` outside any
+    /// evaluation (a library function called directly is bounded per value only).
+    static ALLOWANCE: Cell<Option<u128>> = const { Cell::new(None) };
+}
+
+/// The allowance of the evaluation running on this thread, open while this guard lives.
+/// Evaluations nest (a host function may evaluate another program; native code hands over
+/// to the interpreter), each with its own allowance, and the outer one's resumes when the
+/// inner one's guard drops.
+#[must_use = "the allowance closes when the guard drops"]
+pub struct BuildAllowance {
+    outer: Option<u128>,
+}
+
+impl BuildAllowance {
+    /// Opens a fresh allowance of [`MAX_BUILT_BYTES`] for an evaluation on this thread.
+    pub fn enter() -> BuildAllowance {
+        BuildAllowance {
+            outer: ALLOWANCE.replace(Some(MAX_BUILT_BYTES)),
+        }
+    }
+}
+
+impl Drop for BuildAllowance {
+    fn drop(&mut self) {
+        ALLOWANCE.set(self.outer);
+    }
+}
+
+/// Takes `bytes` from the running evaluation's allowance, or fails `what` when they do not
+/// fit.
+fn spend(what: &str, bytes: u128) -> Result<()> {
+    match ALLOWANCE.get() {
+        None => Ok(()),
+        Some(left) if bytes <= left => {
+            ALLOWANCE.set(Some(left - bytes));
+            Ok(())
+        }
+        Some(_) => Err(Error::new(format!(
+            "{what}: evaluation exceeds its allowance for built values ({MAX_BUILT_BYTES} bytes)"
+        ))),
+    }
+}
 
 /// Fails when `what` would build a string or bytes value of `bytes` bytes, more than
-/// [`MAX_RESULT_BYTES`].
+/// [`MAX_RESULT_BYTES`] or more than the evaluation's allowance has left.
 pub fn check_bytes(what: &str, bytes: u128) -> Result<()> {
     if bytes > MAX_RESULT_BYTES as u128 {
         return Err(Error::new(format!(
             "{what}: result size exceeds maximum allowed ({MAX_RESULT_BYTES} bytes)"
         )));
     }
-    Ok(())
+    spend(what, bytes)
 }
 
 /// Fails when `what` would build a list of `elements` elements, more than
-/// [`MAX_LIST_ELEMENTS`].
+/// [`MAX_LIST_ELEMENTS`] or more than the evaluation's allowance has left.
 pub fn check_elements(what: &str, elements: u128) -> Result<()> {
     if elements > MAX_LIST_ELEMENTS as u128 {
         return Err(Error::new(format!(
             "{what}: result size exceeds maximum allowed ({MAX_LIST_ELEMENTS} elements)"
         )));
     }
-    Ok(())
+    spend(what, elements * std::mem::size_of::<Value>() as u128)
 }
 
 #[cfg(test)]
@@ -54,12 +114,41 @@ mod tests {
             check_bytes("replace", MAX_RESULT_BYTES as u128 + 1)
                 .unwrap_err()
                 .message,
-            "replace: result size exceeds maximum allowed (1073741824 bytes)"
+            "replace: result size exceeds maximum allowed (67108864 bytes)"
         );
         assert!(check_elements("x", MAX_LIST_ELEMENTS as u128).is_ok());
         assert_eq!(
             check_elements("_+_", u128::MAX).unwrap_err().message,
-            "_+_: result size exceeds maximum allowed (67108864 elements)"
+            "_+_: result size exceeds maximum allowed (4194304 elements)"
         );
+    }
+
+    #[test]
+    fn an_evaluation_builds_at_most_its_allowance() {
+        let chunk = MAX_RESULT_BYTES as u128;
+        let rounds = MAX_BUILT_BYTES / chunk;
+        // Outside an evaluation only each value is bounded.
+        for _ in 0..=rounds {
+            assert!(check_bytes("_+_", chunk).is_ok());
+        }
+        let outer = BuildAllowance::enter();
+        for _ in 0..rounds - 1 {
+            assert!(check_bytes("_+_", chunk).is_ok());
+        }
+        {
+            // A nested evaluation has its own allowance; the outer one's resumes after it.
+            let _inner = BuildAllowance::enter();
+            for _ in 0..rounds {
+                assert!(check_bytes("_+_", chunk).is_ok());
+            }
+            assert!(check_bytes("_+_", 1).is_err());
+        }
+        assert!(check_bytes("_+_", chunk).is_ok());
+        assert_eq!(
+            check_elements("_+_", 1).unwrap_err().message,
+            "_+_: evaluation exceeds its allowance for built values (268435456 bytes)"
+        );
+        drop(outer);
+        assert!(check_bytes("_+_", chunk).is_ok());
     }
 }

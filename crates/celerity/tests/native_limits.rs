@@ -1,7 +1,8 @@
 //! Native code stays proportional to its input: nested `cel.bind` compiles to code linear in
 //! the bindings, expressions over the native-code budget are interpreted (with the same
 //! answers), and a loop's temporaries die with their iteration, so native code's peak memory
-//! stays within twice the interpreter's.
+//! stays within twice the interpreter's. Operations that cost the same whatever they build
+//! (a dynamically dispatched `+`) stop at the evaluation's allowance on both backends.
 //!
 //! A counting global allocator measures the peak of live heap bytes during each evaluation.
 
@@ -183,4 +184,54 @@ fn the_measurement_sees_temporaries_that_live_together() {
     );
     let (_, peak) = peak_during(|| native.eval_details(&vars));
     assert!(peak > 40 * 200_000, "peak {peak}");
+}
+
+/// `[x].map(a, a + a)[0]` nested `levels` times around `seed`: each level doubles `x` at a
+/// cost of a few units (cel-go charges a dynamically dispatched `+` 1, whatever its size).
+fn doubled(seed: &str, levels: usize) -> String {
+    (0..levels).fold(seed.to_string(), |e, _| format!("[{e}].map(a, a + a)[0]"))
+}
+
+/// The most an evaluation may build with cost-free operations (`cel_runtime::limits::
+/// MAX_BUILT_BYTES`, 256 MiB) and twice that, the peak allowed here.
+const ALLOWANCE: usize = 256 << 20;
+
+#[test]
+fn cost_free_doublings_stop_at_the_evaluations_allowance() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let env = kubernetes_env();
+    let strings = doubled("dyn('xxxxxxxxxxxxxxxx')", 30);
+    let lists = doubled("dyn([1, 2, 3, 4, 5, 6, 7, 8])", 30);
+    // A thousand distinct 32 MiB strings would be 32 GiB: each under the bound on one value.
+    let wide = format!(
+        "{}.map(a, a + a).size()",
+        doubled(&format!("[{}]", doubled("dyn('xxxxxxxxxxxxxxxx')", 21)), 10)
+    );
+    let vars = MapActivation::new();
+    for (expr, error) in [
+        (
+            format!("size({strings})"),
+            "result size exceeds maximum allowed",
+        ),
+        (
+            format!("size({lists})"),
+            "result size exceeds maximum allowed",
+        ),
+        (wide, "evaluation exceeds its allowance for built values"),
+    ] {
+        let interp = program(&env, &expr, Backend::Interpreter);
+        let native = program(&env, &expr, Backend::Jit);
+        let (want, interp_peak) = peak_during(|| interp.eval_details(&vars));
+        let (got, native_peak) = peak_during(|| native.eval_details(&vars));
+        let message = want.0.as_ref().expect_err(&expr).to_string();
+        assert!(message.contains(error), "{expr}: {message}");
+        assert_eq!(got.0, want.0, "{expr}");
+        assert_eq!(got.1.actual_cost, want.1.actual_cost, "{expr}");
+        for (who, peak) in [("interpreter", interp_peak), ("native code", native_peak)] {
+            assert!(
+                peak <= 2 * ALLOWANCE,
+                "{expr}: the {who} held {peak} bytes at once"
+            );
+        }
+    }
 }
