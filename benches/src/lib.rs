@@ -1,7 +1,8 @@
 //! The benchmark cases (`cases.json`, vendored from the project's shared benchmark data) and
-//! how each is set up: Kubernetes' environment options (cost tracking on, `OptOptimize`,
-//! cross-type comparisons, the per-call limit of 1,000,000), variables declared from their
-//! JSON values (objects are `map(string, dyn)`, arrays `list(dyn)`), bound once.
+//! how each is set up: the newest Kubernetes environment with its libraries and cost
+//! estimator (cost tracking on, `OptOptimize`, cross-type comparisons, the per-call limit of
+//! 1,000,000), variables declared from their JSON values (objects are `map(string, dyn)`,
+//! arrays `list(dyn)`), bound once.
 //!
 //! The criterion benchmarks are in `benches/engines.rs`; `tests/cases.rs` checks that every
 //! case gives the expected value and cel-go's cost on both backends; the `bench-table`
@@ -9,7 +10,7 @@
 
 #![forbid(unsafe_code)]
 
-use celerity::{Backend, Env, EnvOptions, MapActivation, Program, ProgramOptions, Type, Value};
+use celerity::{Backend, Env, KubernetesEnv, MapActivation, Program, ProgramOptions, Type, Value};
 
 /// The vendored case file.
 pub const CASES_JSON: &str = include_str!("../cases.json");
@@ -78,9 +79,11 @@ fn type_of(v: &serde_json::Value) -> Type {
     }
 }
 
-/// The environment of a case: Kubernetes' options and the case's variables.
+/// The environment of a case as a Kubernetes user configures it: the newest Kubernetes
+/// environment, libraries included (what `cel eval --profile kubernetes` builds), with the
+/// case's variables.
 pub fn env(case: &BenchCase) -> Env {
-    let mut b = Env::builder().options(EnvOptions::kubernetes());
+    let mut b = KubernetesEnv::newest().builder();
     for (name, v) in &case.vars {
         b = b.variable(name, type_of(v));
     }

@@ -243,6 +243,53 @@ impl<V> ResultSizeHook<V> {
     }
 }
 
+/// Which calls a run-time cost hook can answer, as far as checked types tell: an evaluator
+/// leaves out, when it plans a call, a hook that cannot answer it, so the call pays for no
+/// hook at run time (Kubernetes prices `_==_` by name, but only for its own opaque types).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum HookScope {
+    /// Any call.
+    #[default]
+    Any,
+    /// Only calls whose first argument (a member call's receiver) is an opaque value of one
+    /// of these type names: the hook promises to answer `None` for every other call.
+    OpaqueFirstArgument(Vec<String>),
+}
+
+/// What the checked type of a call's first argument says about a scoped hook.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HookReach {
+    /// The hook cannot answer: leave it out.
+    Never,
+    /// The hook may answer: call it.
+    Maybe,
+    /// The type is not known until run time: call the hook only when the first argument's
+    /// value is opaque (a tag test).
+    IfOpaque,
+}
+
+impl HookScope {
+    /// Whether a hook of this scope can answer a call whose first argument was checked as
+    /// `first` (`None`: unchecked, or no argument).
+    pub fn reach(&self, first: Option<&Type>) -> HookReach {
+        let HookScope::OpaqueFirstArgument(names) = self else {
+            return HookReach::Maybe;
+        };
+        match first {
+            None | Some(Type::Dyn | Type::Error | Type::Any | Type::TypeParam(_)) => {
+                HookReach::IfOpaque
+            }
+            // `optional_type` is opaque to the checker but not an opaque value.
+            Some(t @ Type::Opaque(name, _))
+                if t.optional_elem().is_none() && names.iter().any(|n| **n == **name) =>
+            {
+                HookReach::Maybe
+            }
+            Some(_) => HookReach::Never,
+        }
+    }
+}
+
 /// What a cost hook applies to.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum CostKey {

@@ -109,7 +109,7 @@ pub use strings::Strings;
 
 use std::sync::Arc;
 
-use cel_cost::{ActualCostFn, CostKey, EstimateFn, ResultSizeHook};
+use cel_cost::{ActualCostFn, CostKey, EstimateFn, HookScope, ResultSizeHook};
 use cel_runtime::{Implementation, Value};
 use cel_syntax::macros::Macro;
 use cel_syntax::{Expr, ExprId};
@@ -131,6 +131,9 @@ pub struct LibraryContents {
     /// Run-time costs of its calls, replacing the built-in rules (cel-go's
     /// `CostTrackerOptions` / `ActualCostEstimator`), as described in `cost-model.md` §2.6.
     pub actual_costs: Vec<(CostKey, ActualCostFn<Value>)>,
+    /// The calls some of those hooks can answer, where narrower than any call: an
+    /// evaluator leaves a hook out of calls its scope excludes (see [`HookScope`]).
+    pub cost_hook_scopes: Vec<(CostKey, HookScope)>,
     /// Static estimates of its calls (cel-go's `CostEstimatorOptions` / `CostEstimator`).
     pub estimated_costs: Vec<(CostKey, EstimateFn)>,
     /// Result sizes known from the arguments, by overload id, for functions that can build

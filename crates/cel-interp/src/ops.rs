@@ -170,12 +170,19 @@ pub fn call_cost(cost: &CallCost, args: &[Value], result: &Result<Value>) -> u64
 }
 
 pub(crate) fn call_cost_slow(cost: &CallCost, args: &[Value], result: &Result<Value>) -> u64 {
-    if !cost.hooks.is_empty() {
+    // Hooks scoped to opaque values are skipped for anything else (they would decline).
+    let opaque_first = matches!(args.first(), Some(Value::Opaque(_)));
+    let mut hooks = cost
+        .hooks
+        .iter()
+        .filter(|(_, opaque_only)| opaque_first || !opaque_only)
+        .peekable();
+    if hooks.peek().is_some() {
         let res = match result {
             Ok(v) => v.clone(),
             Err(_) => Value::Null,
         };
-        for h in &cost.hooks {
+        for (h, _) in hooks {
             if let Some(c) = h(args, &res) {
                 return c;
             }

@@ -14,7 +14,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cel_checker::CheckedAst;
-use cel_cost::{ActualCostFn, Charge, CostKey, CostOptions, CostPlan, ResultSizeHook};
+use cel_cost::{
+    ActualCostFn, Charge, CostKey, CostOptions, CostPlan, HookReach, HookScope, ResultSizeHook,
+};
 use cel_runtime::{Error, Implementation, Key, Value};
 use cel_syntax::macros::{BLOCK_FUNCTION, BLOCK_INDEX_PREFIX};
 use cel_syntax::{
@@ -27,8 +29,8 @@ use crate::functions::{FunctionTable, OverloadEntry};
 /// Run-time cost hooks of libraries and hosts, consulted before the built-in table.
 #[derive(Clone, Default)]
 pub struct CostHooks {
-    by_overload: HashMap<String, ActualCostFn<Value>>,
-    by_function: HashMap<String, ActualCostFn<Value>>,
+    by_overload: HashMap<String, ScopedHook>,
+    by_function: HashMap<String, ScopedHook>,
     /// Result sizes known from the arguments, by overload id: calls that can build large
     /// values are charged before they run (see [`CallCost::precharge`]).
     result_sizes: HashMap<String, ResultSizeHook<Value>>,
@@ -47,12 +49,22 @@ impl std::fmt::Debug for CostHooks {
     }
 }
 
+/// A hook and the calls it can answer.
+type ScopedHook = (ActualCostFn<Value>, HookScope);
+
 impl CostHooks {
-    /// Adds a hook. A later hook for the same key replaces an earlier one.
+    /// Adds a hook that may answer any call. A later hook for the same key replaces an
+    /// earlier one.
     pub fn add(&mut self, key: CostKey, hook: ActualCostFn<Value>) {
+        self.add_scoped(key, hook, HookScope::Any);
+    }
+
+    /// Adds a hook that answers only the calls `scope` describes. A later hook for the same
+    /// key replaces an earlier one.
+    pub fn add_scoped(&mut self, key: CostKey, hook: ActualCostFn<Value>, scope: HookScope) {
         match key {
-            CostKey::Overload(id) => self.by_overload.insert(id, hook),
-            CostKey::Function(name) => self.by_function.insert(name, hook),
+            CostKey::Overload(id) => self.by_overload.insert(id, (hook, scope)),
+            CostKey::Function(name) => self.by_function.insert(name, (hook, scope)),
         };
     }
 
@@ -93,14 +105,26 @@ impl PlanEnv {
     }
 
     /// The cost rule of a call: the hooks that apply (by overload id first, then by function
-    /// name) and the overload id for the built-in table ("" when unresolved).
-    pub fn call_cost_rule(&self, overload: &str, function: &str) -> CallCost {
+    /// name) and the overload id for the built-in table ("" when unresolved). `first_arg` is
+    /// the checked type of the call's first argument (its receiver for a member call), when
+    /// known: hooks scoped to other types are left out here, so the call never runs them.
+    pub fn call_cost_rule(
+        &self,
+        overload: &str,
+        function: &str,
+        first_arg: Option<&Type>,
+    ) -> CallCost {
         let mut found = Vec::new();
-        if let Some(h) = self.cost_hooks.by_overload.get(overload) {
-            found.push(h.clone());
-        }
-        if let Some(h) = self.cost_hooks.by_function.get(function) {
-            found.push(h.clone());
+        let hooks = [
+            self.cost_hooks.by_overload.get(overload),
+            self.cost_hooks.by_function.get(function),
+        ];
+        for (hook, scope) in hooks.into_iter().flatten() {
+            match scope.reach(first_arg) {
+                HookReach::Never => {}
+                HookReach::Maybe => found.push((hook.clone(), false)),
+                HookReach::IfOpaque => found.push((hook.clone(), true)),
+            }
         }
         let formula = cel_cost::CostFormula::of(overload);
         CallCost {
@@ -210,8 +234,10 @@ pub(crate) enum Dispatch {
 pub struct CallCost {
     /// The overload id for the built-in table ("" when unresolved).
     pub(crate) overload: Arc<str>,
-    /// A library's or host's hook, if one applies; it may still decline (`None`).
-    pub(crate) hooks: Vec<ActualCostFn<Value>>,
+    /// The library's or host's hooks that may apply, each with whether it applies only when
+    /// the first argument's value is opaque ([`HookReach::IfOpaque`]); a hook may still
+    /// decline (`None`).
+    pub(crate) hooks: Vec<(ActualCostFn<Value>, bool)>,
     /// The built-in cost when it does not depend on sizes.
     pub(crate) fixed: Option<u64>,
     /// The built-in cost formula.
@@ -245,6 +271,20 @@ impl CallCost {
     /// Whether a library's or host's hook computes the cost (it needs the values).
     pub fn has_hooks(&self) -> bool {
         !self.hooks.is_empty()
+    }
+
+    /// Whether every hook applies only when the first argument's value is opaque: an
+    /// evaluator tests the value's tag and, for anything else, charges by the formula.
+    pub fn hooks_need_opaque_first_argument(&self) -> bool {
+        !self.hooks.is_empty() && self.hooks.iter().all(|(_, opaque_only)| *opaque_only)
+    }
+
+    /// This rule without its hooks: what applies when none can.
+    pub fn without_hooks(&self) -> CallCost {
+        CallCost {
+            hooks: Vec::new(),
+            ..self.clone()
+        }
     }
 
     /// The cost from the arguments' sizes alone (`size(i)` is cel-go's `actualSize` of
@@ -748,13 +788,15 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// The cost rule of a call, by the overload the cost plan resolved.
-    fn call_cost(&self, id: ExprId, function: &str) -> CallCost {
+    /// The cost rule of a call, by the overload the cost plan resolved and the checked type
+    /// of its first argument (the receiver of a member call).
+    fn call_cost(&self, id: ExprId, function: &str, first_arg: Option<&Expr>) -> CallCost {
         let overload = match self.costs.charge(id) {
             Charge::Call { overload, .. } => overload.as_str(),
             _ => "",
         };
-        self.env.call_cost_rule(overload, function)
+        let first_type = first_arg.zip(self.checked).map(|(a, c)| c.type_of(a.id));
+        self.env.call_cost_rule(overload, function, first_type)
     }
 
     fn plan(&mut self, e: &Expr) -> Node {
@@ -985,7 +1027,7 @@ impl<'a> Planner<'a> {
             (operators::NOT_STRICTLY_FALSE | operators::OLD_NOT_STRICTLY_FALSE, None, [a]) => {
                 return Node::NotStrictlyFalse {
                     arg: Box::new(self.plan(a)),
-                    cost: self.call_cost(id, function),
+                    cost: self.call_cost(id, function, Some(a)),
                 };
             }
             (operators::INDEX, None, [o, i]) => {
@@ -1084,7 +1126,7 @@ impl<'a> Planner<'a> {
         };
         let dispatch =
             self.dispatch_for(id, target.is_some(), &function, planned.len(), dynamic_args);
-        let cost = self.call_cost(id, &function);
+        let cost = self.call_cost(id, &function, target.or(args.first()));
 
         // Constant regular expressions are compiled once per program.
         if let Dispatch::Direct(_) | Dispatch::Candidates(_) = &dispatch
@@ -1405,7 +1447,7 @@ impl<'a> Planner<'a> {
                     accu_cost: self.root_cost(acc.id),
                     elem: Box::new(self.plan(elem)),
                     list_cost: self.literal_cost(rhs.id),
-                    add_cost: self.call_cost(e.id, operators::ADD),
+                    add_cost: self.call_cost(e.id, operators::ADD, Some(acc)),
                 })
             }
             ("cel.@mapInsert", [acc, k, v]) if is_accu(acc) => Some(Node::AccuMapInsert {
@@ -1414,7 +1456,7 @@ impl<'a> Planner<'a> {
                 accu_cost: self.root_cost(acc.id),
                 key: Some(Box::new(self.plan(k))),
                 value: Box::new(self.plan(v)),
-                cost: self.call_cost(e.id, "cel.@mapInsert"),
+                cost: self.call_cost(e.id, "cel.@mapInsert", Some(acc)),
             }),
             ("cel.@mapInsert", [acc, m]) if is_accu(acc) => Some(Node::AccuMapInsert {
                 id: e.id,
@@ -1422,7 +1464,7 @@ impl<'a> Planner<'a> {
                 accu_cost: self.root_cost(acc.id),
                 key: None,
                 value: Box::new(self.plan(m)),
-                cost: self.call_cost(e.id, "cel.@mapInsert"),
+                cost: self.call_cost(e.id, "cel.@mapInsert", Some(acc)),
             }),
             _ => None,
         }

@@ -260,6 +260,9 @@ pub enum Op {
     ChargeCall {
         function: Arc<str>,
         overload: Arc<str>,
+        /// The call's first argument (a member call's receiver) in the checked AST, whose
+        /// type decides which cost hooks can apply.
+        first_arg: Option<ExprId>,
     },
     /// Evaluates a subtree with the interpreter (a residual): `(val, err)`.
     Residual(ExprId),

@@ -937,10 +937,15 @@ impl<'a> Lowerer<'a> {
             args.push(lv.v);
             args.push(err);
         }
+        let first_arg = match &e.kind {
+            ExprKind::Call(c) => c.target.as_deref().or(c.args.first()).map(|a| a.id),
+            _ => None,
+        };
         self.b.inst0(
             Op::ChargeCall {
                 function: function.into(),
                 overload,
+                first_arg,
             },
             args,
             e.id,

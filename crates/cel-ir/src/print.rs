@@ -109,7 +109,9 @@ fn op_text(op: &Op) -> String {
                 format!("charge.qualifier {cost}")
             }
         }
-        Op::ChargeCall { function, overload } => format!("charge.call {function} {overload:?}"),
+        Op::ChargeCall {
+            function, overload, ..
+        } => format!("charge.call {function} {overload:?}"),
         Op::Residual(id) => format!("residual #{id}"),
         Op::IndexInc => "index.inc".into(),
         Op::IndexLt => "index.lt".into(),

@@ -147,6 +147,7 @@ pub(crate) const VALERR_KNOWN_SIZE: i32 = offset_of!(ValErr, known_size) as i32;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     /// The payload offsets generated code uses, read back from real values.
     #[test]
@@ -179,6 +180,26 @@ mod tests {
         assert_eq!(bytes(&Value::Null)[0], Value::TAG_NULL);
         assert_eq!(bytes(&Value::string("x"))[0], Value::TAG_STRING);
         assert_eq!(bytes(&Value::Optional(None))[0], Value::TAG_OPTIONAL);
+        assert_eq!(
+            bytes(&Value::Opaque(Arc::new(Marker)))[0],
+            Value::TAG_OPAQUE
+        );
+    }
+
+    /// The smallest opaque value.
+    #[derive(Debug)]
+    struct Marker;
+
+    impl cel_runtime::OpaqueValue for Marker {
+        fn type_name(&self) -> &str {
+            "test.Marker"
+        }
+        fn equals(&self, _other: &dyn cel_runtime::OpaqueValue) -> bool {
+            true
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
     }
 
     #[test]

@@ -476,7 +476,8 @@ impl Emitter<'_, '_> {
         let Charge::Call { overload, .. } = self.costs.charge(expr) else {
             return Ok(());
         };
-        let rule = self.env.call_cost_rule(overload, function);
+        // Hooks scoped to opaque values test the value when the shim runs them.
+        let rule = self.env.call_cost_rule(overload, function, None);
         if !rule.has_precharge() {
             return Ok(());
         }
@@ -1243,58 +1244,14 @@ impl Emitter<'_, '_> {
                 self.add_cost(add);
             }
             Op::ChargeCall { .. } if !self.track_cost => {}
-            Op::ChargeCall { function, overload } => {
-                let rule = self.env.call_cost_rule(overload, function);
-                if let Some(fixed) = rule.fixed() {
-                    self.add_cost_imm(fixed);
-                } else if !rule.has_hooks() && (a.len() == 4 || a.len() == 6) {
-                    self.charge_by_formula(rule, &a[..a.len() - 2])?;
-                } else {
-                    let hooks = rule.has_hooks();
-                    let size = u32::try_from(a.len() / 2 * 16).unwrap_or(u32::MAX);
-                    let slot = self.b.create_sized_stack_slot(StackSlotData::new(
-                        StackSlotKind::ExplicitSlot,
-                        size,
-                        3,
-                    ));
-                    for (i, pair) in a.chunks(2).enumerate() {
-                        // Without a hook only sizes matter: a scalar's is 1 and a constant's is
-                        // known, so neither is boxed nor measured.
-                        let scalar = self.func.ty(pair[0]) != Ty::Val;
-                        let known = if scalar {
-                            Some(1)
-                        } else {
-                            self.const_sizes.get(&pair[0]).copied()
-                        };
-                        let p = if !hooks && scalar {
-                            self.ptr_const(&NULL_VALUE as *const Value)
-                        } else {
-                            self.boxed(pair[0])?
-                        };
-                        let e = self.v(pair[1])?;
-                        let known = known
-                            .and_then(|k| u32::try_from(k.saturating_add(1)).ok())
-                            .unwrap_or(0);
-                        let k = self.iconst(types::I32, i64::from(known));
-                        let base = (i * 16) as i32;
-                        self.b
-                            .ins()
-                            .stack_store(types::I64, p, slot, base + VALERR_VALUE);
-                        self.b
-                            .ins()
-                            .stack_store(types::I64, e, slot, base + VALERR_ERR);
-                        self.b
-                            .ins()
-                            .stack_store(types::I64, k, slot, base + VALERR_KNOWN_SIZE);
-                    }
-                    let site = self.data.keep(CostSite { cost: rule });
-                    let s = self.ptr_const(site);
-                    let pairs = self.b.ins().stack_addr(types::I64, slot, 0);
-                    let n = self.iconst(types::I64, (a.len() / 2) as i64);
-                    let c = self.call(Shim::cel_rt_charge_call, &[s, pairs, n])?;
-                    self.add_cost(c);
-                    self.check_limit();
-                }
+            Op::ChargeCall {
+                function,
+                overload,
+                first_arg,
+            } => {
+                let first_type = first_arg.map(|id| self.checked.type_of(id));
+                let rule = self.env.call_cost_rule(overload, function, first_type);
+                self.charge_call(rule, a)?;
             }
             Op::Residual(id) => {
                 let plan = cel_interp::Plan::checked_subtree(self.checked, self.env, *id)
@@ -1415,6 +1372,104 @@ impl Emitter<'_, '_> {
                 self.made_baselines.insert(r[0], baseline);
             }
             Op::ArenaRelease { vals, errs } => self.release_iteration(a[0], vals, errs)?,
+        }
+        Ok(())
+    }
+
+    /// [`Op::ChargeCall`]: a constant where the rule allows, else the formula over sizes known
+    /// here or measured inline, else a helper that runs the hooks. Hooks that apply only to
+    /// opaque values are decided by the first argument: left out for a scalar, and behind a
+    /// tag test for a value of dynamic type (`dyn == 'x'` in Kubernetes pays no hook).
+    fn charge_call(
+        &mut self,
+        rule: cel_interp::CallCost,
+        a: &[cel_ir::Value],
+    ) -> Result<(), JitError> {
+        if !rule.hooks_need_opaque_first_argument() {
+            return self.charge_call_by_rule(rule, a);
+        }
+        if self.func.ty(a[0]) != Ty::Val {
+            return self.charge_call_by_rule(rule.without_hooks(), a);
+        }
+        let value = self.v(a[0])?;
+        let err = self.v(a[1])?;
+        let tag = self.b.ins().load(types::I8, flags(), value, VALUE_TAG);
+        let opaque = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, tag, i64::from(Value::TAG_OPAQUE));
+        let resolved = self.icmp_c(IntCC::Equal, err, 0);
+        let hooked = self.b.ins().band(opaque, resolved);
+        let with_hooks = self.b.create_block();
+        let without = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.set_cold_block(with_hooks);
+        self.b.ins().brif(hooked, with_hooks, &[], without, &[]);
+        self.b.switch_to_block(without);
+        self.charge_call_by_rule(rule.without_hooks(), a)?;
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(with_hooks);
+        self.charge_call_by_rule(rule, a)?;
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        Ok(())
+    }
+
+    /// Charges a call by `rule` as it stands (see [`Emitter::charge_call`]).
+    fn charge_call_by_rule(
+        &mut self,
+        rule: cel_interp::CallCost,
+        a: &[cel_ir::Value],
+    ) -> Result<(), JitError> {
+        if let Some(fixed) = rule.fixed() {
+            self.add_cost_imm(fixed);
+        } else if !rule.has_hooks() && (a.len() == 4 || a.len() == 6) {
+            self.charge_by_formula(rule, &a[..a.len() - 2])?;
+        } else {
+            let hooks = rule.has_hooks();
+            let size = u32::try_from(a.len() / 2 * 16).unwrap_or(u32::MAX);
+            let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                size,
+                3,
+            ));
+            for (i, pair) in a.chunks(2).enumerate() {
+                // Without a hook only sizes matter: a scalar's is 1 and a constant's is
+                // known, so neither is boxed nor measured.
+                let scalar = self.func.ty(pair[0]) != Ty::Val;
+                let known = if scalar {
+                    Some(1)
+                } else {
+                    self.const_sizes.get(&pair[0]).copied()
+                };
+                let p = if !hooks && scalar {
+                    self.ptr_const(&NULL_VALUE as *const Value)
+                } else {
+                    self.boxed(pair[0])?
+                };
+                let e = self.v(pair[1])?;
+                let known = known
+                    .and_then(|k| u32::try_from(k.saturating_add(1)).ok())
+                    .unwrap_or(0);
+                let k = self.iconst(types::I32, i64::from(known));
+                let base = (i * 16) as i32;
+                self.b
+                    .ins()
+                    .stack_store(types::I64, p, slot, base + VALERR_VALUE);
+                self.b
+                    .ins()
+                    .stack_store(types::I64, e, slot, base + VALERR_ERR);
+                self.b
+                    .ins()
+                    .stack_store(types::I64, k, slot, base + VALERR_KNOWN_SIZE);
+            }
+            let site = self.data.keep(CostSite { cost: rule });
+            let s = self.ptr_const(site);
+            let pairs = self.b.ins().stack_addr(types::I64, slot, 0);
+            let n = self.iconst(types::I64, (a.len() / 2) as i64);
+            let c = self.call(Shim::cel_rt_charge_call, &[s, pairs, n])?;
+            self.add_cost(c);
+            self.check_limit();
         }
         Ok(())
     }

@@ -42,7 +42,7 @@
 use std::sync::Arc;
 
 use cel_cost::{
-    ActualCostFn, CallEstimate, CostKey, CostRange, EstimateArg, EstimateFn,
+    ActualCostFn, CallEstimate, CostKey, CostRange, EstimateArg, EstimateFn, HookScope,
     REGEX_STRING_LENGTH_COST_FACTOR, STRING_TRAVERSAL_COST_FACTOR, SizeRange, ceil_factor,
 };
 use cel_ext::{Library, LibraryContents};
@@ -664,8 +664,13 @@ impl Library for KubernetesCosts {
                 }),
             ));
         }
+        // Equality is priced only for Kubernetes' own types: other comparisons pay for no hook.
+        let equality_scope = HookScope::OpaqueFirstArgument(
+            UNIT_EQUALITY_TYPES.iter().map(|t| t.to_string()).collect(),
+        );
         LibraryContents {
             actual_costs,
+            cost_hook_scopes: vec![(CostKey::Function("_==_".to_string()), equality_scope)],
             estimated_costs,
             ..LibraryContents::default()
         }

@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use cel_checker::{CheckerEnv, CheckerOptions};
 use cel_cost::{
-    ActualCostFn, CostKey, CostOptions, CostRange, EstimateFn, EstimateOptions, ResultSizeFn,
-    ResultSizeHook, SizeEstimator,
+    ActualCostFn, CostKey, CostOptions, CostRange, EstimateFn, EstimateOptions, HookScope,
+    ResultSizeFn, ResultSizeHook, SizeEstimator,
 };
 use cel_ext::Library;
 use cel_interp::{CostHooks, FunctionTable, PlanEnv};
@@ -286,7 +286,13 @@ impl EnvBuilder {
         self.macros.extend(contents.macros);
         self.types.extend(contents.types);
         for (key, hook) in contents.actual_costs {
-            self.cost_hooks.add(key, hook);
+            let scope = contents
+                .cost_hook_scopes
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, scope)| scope.clone())
+                .unwrap_or_default();
+            self.cost_hooks.add_scoped(key, hook, scope);
         }
         for (id, hook) in contents.result_sizes {
             self.cost_hooks.add_result_size(&id, hook);
@@ -300,6 +306,20 @@ impl EnvBuilder {
     /// answers, its cost replaces the built-in one.
     pub fn actual_cost(mut self, key: CostKey, hook: ActualCostFn<Value>) -> Self {
         self.cost_hooks.add(key, hook);
+        self
+    }
+
+    /// Adds a run-time cost hook that answers only the calls `scope` describes (and answers
+    /// `None` for every other call, as it promises): a call whose checked types the scope
+    /// excludes never runs it, and one whose types are dynamic runs it only when the value
+    /// could be in scope.
+    pub fn actual_cost_scoped(
+        mut self,
+        key: CostKey,
+        hook: ActualCostFn<Value>,
+        scope: HookScope,
+    ) -> Self {
+        self.cost_hooks.add_scoped(key, hook, scope);
         self
     }
 

@@ -56,8 +56,8 @@ mod validate;
 
 pub use ast::{Ast, Issues};
 pub use cel_cost::{
-    ActualCostFn, CallEstimate, CostKey, CostRange, EstimateArg, EstimateFn, EstimateNode, NoSizes,
-    PathSizes, ResultSizeFn, SizeEstimator, SizeRange,
+    ActualCostFn, CallEstimate, CostKey, CostRange, EstimateArg, EstimateFn, EstimateNode,
+    HookScope, NoSizes, PathSizes, ResultSizeFn, SizeEstimator, SizeRange,
 };
 pub use cel_ext::{Library, LibraryContents};
 pub use cel_runtime::proto::{
