@@ -12,6 +12,7 @@
 //! | `value` | the expected value, written as a CEL expression evaluated in the same environment |
 //! | `error` | text the evaluation error must contain |
 //! | `compile_error` | text the compile (parse, check or validation) error must contain |
+//! | `program_error` | text the error making the program must contain (on both backends) |
 //! | `type` | the type of the expected value (for values with no literal form) |
 //! | `version` | the Kubernetes version (`"1.30"`; default: the newest supported) |
 //! | `env` | `"new"` (default: new expressions), `"stored"` (stored expressions), or `"cost_test"` (see below) |
@@ -23,7 +24,7 @@
 //! | `sizes` | size hints for the estimate, `{"path": max}` or `{"path": [min, max]}` |
 //! | `source` | where the case comes from |
 //!
-//! Exactly one of `value`, `type`, `error` and `compile_error` is present. The `authorizer` variable
+//! Exactly one of `value`, `type`, `error`, `compile_error` and `program_error` is present. The `authorizer` variable
 //! is declared wherever the authz library is, and bound to [`FakeAuthorizer::standard`].
 //!
 //! `"env": "cost_test"` is the environment of Kubernetes' own cost tests
@@ -85,6 +86,8 @@ pub enum Expect {
     Error(String),
     /// A compile error containing this text.
     CompileError(String),
+    /// An error making the program (after a clean compile) containing this text.
+    ProgramError(String),
     /// A value of this type (for values without a literal form, such as authorization
     /// checks).
     Type(String),
@@ -235,13 +238,15 @@ fn parse_case(file: &str, j: &serde_json::Value) -> Result<Case, String> {
         s("value")?.map(Expect::Value),
         s("error")?.map(Expect::Error),
         s("compile_error")?.map(Expect::CompileError),
+        s("program_error")?.map(Expect::ProgramError),
         s("type")?.map(Expect::Type),
     ]
     .into_iter()
     .flatten()
     .collect();
     let [expect] = <[Expect; 1]>::try_from(expects).map_err(|_| {
-        "exactly one of \"value\", \"type\", \"error\" and \"compile_error\" is needed".to_string()
+        "exactly one of \"value\", \"type\", \"error\", \"compile_error\" and \"program_error\" is needed"
+            .to_string()
     })?;
     let version = match s("version")? {
         Some(v) => celerity::kubernetes::parse_version(&v)?,
@@ -299,8 +304,10 @@ fn parse_case(file: &str, j: &serde_json::Value) -> Result<Case, String> {
             sizes.push((path.clone(), SizeRange { min, max }));
         }
     }
-    if matches!(expect, Expect::CompileError(_)) && (cost.is_some() || estimate.is_some()) {
-        return Err("a case expecting a compile error has no cost".into());
+    if matches!(expect, Expect::CompileError(_) | Expect::ProgramError(_))
+        && (cost.is_some() || estimate.is_some())
+    {
+        return Err("a case expecting a compile or program error has no cost".into());
     }
     Ok(Case {
         file: file.to_string(),
@@ -429,6 +436,34 @@ pub fn run_case(c: &Case) -> CaseResult<'_> {
     }
 }
 
+/// Both backends must fail to make the program, with an error containing `want`.
+fn expect_program_error(
+    want: &str,
+    program_for: impl Fn(celerity::Backend) -> Result<celerity::Program, celerity::Issues>,
+) -> Status {
+    for (stage, backend) in [
+        ("program", celerity::Backend::Interpreter),
+        ("jit", celerity::Backend::Jit),
+    ] {
+        match program_for(backend) {
+            Ok(_) => {
+                return fail(
+                    stage,
+                    format!("made the program; expected an error containing {want:?}"),
+                );
+            }
+            Err(issues) if !issues.to_string().contains(want) => {
+                return fail(
+                    stage,
+                    format!("program error does not contain {want:?}:\n{issues}"),
+                );
+            }
+            Err(_) => {}
+        }
+    }
+    Status::Passed
+}
+
 fn fail(stage: &str, reason: String) -> Status {
     Status::Failed {
         stage: stage.into(),
@@ -499,6 +534,9 @@ fn run(c: &Case) -> (Status, CostCheck) {
             },
         )
     };
+    if let Expect::ProgramError(want) = &c.expect {
+        return (expect_program_error(want, program_for), costs);
+    }
     let program = match program_for(celerity::Backend::Interpreter) {
         Ok(p) => p,
         Err(issues) => return (fail("program", issues.to_string()), costs),
@@ -535,7 +573,7 @@ fn run(c: &Case) -> (Status, CostCheck) {
             }
         }
         (Expect::Type(_), Err(e)) => Err(format!("unexpected error: {}", e.message)),
-        (Expect::CompileError(_), _) => unreachable!("handled above"),
+        (Expect::CompileError(_) | Expect::ProgramError(_), _) => unreachable!("handled above"),
     };
     let mut problems = Vec::new();
     let mut stage = "eval";

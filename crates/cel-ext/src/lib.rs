@@ -147,6 +147,10 @@ pub struct LibraryContents {
     /// Checks of type-checked expressions (cel-go's `ASTValidator`s), whose issues make the
     /// expression fail to compile: the strings library checks literal `format` calls.
     pub validators: Vec<Validator>,
+    /// Checks run when a program is made (cel-go's program options that prepare constant
+    /// arguments, such as Kubernetes' compiling of constant `find` patterns), whose issues
+    /// make making the program fail.
+    pub program_checks: Vec<Validator>,
 }
 
 /// What a validator sees of a type-checked expression.
@@ -183,6 +187,7 @@ impl std::fmt::Debug for LibraryContents {
             .field("result_sizes", &self.result_sizes.len())
             .field("types", &self.types)
             .field("validators", &self.validators.len())
+            .field("program_checks", &self.program_checks.len())
             .finish()
     }
 }

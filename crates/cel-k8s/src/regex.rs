@@ -10,13 +10,19 @@
 //! first match, or `''`. `findAll` returns the non-overlapping matches left to right with Go's
 //! rule for empty matches (an empty match right after a previous match is skipped), at most
 //! `limit` of them when the limit is not negative. An invalid pattern is the error
-//! `Illegal regex: error parsing regexp: ...`.
+//! `Illegal regex: error parsing regexp: ...`; a constant pattern that does not compile
+//! fails making the program, as Kubernetes' regex optimisations compile constant patterns
+//! then (`error parsing regexp: ...`, which the API server reports as "program instantiation
+//! failed").
 //!
 //! Cost: `ceil(0.1 × (size(string) + 1)) × ceil(0.25 × size(pattern))`, statically and at run
 //! time; the result of `findAll` is estimated at up to `size(string)` elements.
 
-use cel_ext::{Library, LibraryContents};
+use std::sync::Arc;
+
+use cel_ext::{CheckedExpr, Library, LibraryContents, ValidationIssue};
 use cel_runtime::{Error, Implementation, Result, Value};
+use cel_syntax::{ExprKind, Literal};
 use cel_types::{FunctionDecl, OverloadDecl, Type};
 
 use crate::string_arg;
@@ -68,12 +74,39 @@ impl Library for Regex {
                     Implementation::Nary(find_all),
                 ),
             ],
+            program_checks: vec![Arc::new(constant_patterns_compile)],
             ..LibraryContents::default()
         }
     }
 }
 
-fn compile(pattern: &str) -> Result<std::sync::Arc<regex::Regex>> {
+/// The patterns of `find` and `findAll` written as literals must compile (checked when the
+/// program is made).
+fn constant_patterns_compile(checked: &CheckedExpr<'_>) -> Vec<ValidationIssue> {
+    let mut issues = Vec::new();
+    checked.expr.walk(&mut |e| {
+        let ExprKind::Call(call) = &e.kind else {
+            return;
+        };
+        if call.target.is_none() || !matches!(call.function.as_str(), "find" | "findAll") {
+            return;
+        }
+        let Some(pattern) = call.args.first() else {
+            return;
+        };
+        if let ExprKind::Literal(Literal::String(p)) = &pattern.kind
+            && let Err(e) = cel_runtime::regex::compile_cached(p)
+        {
+            issues.push(ValidationIssue {
+                expr_id: pattern.id,
+                message: e.message,
+            });
+        }
+    });
+    issues
+}
+
+fn compile(pattern: &str) -> Result<Arc<regex::Regex>> {
     cel_runtime::regex::compile_cached(pattern)
         .map_err(|e| Error::new(format!("Illegal regex: {}", e.message)))
 }

@@ -12,7 +12,7 @@ use cel_interp::{CostHooks, FunctionTable, PlanEnv};
 use cel_runtime::proto::{DescriptorPool, ProtoTypes};
 use cel_runtime::{Error, FunctionRegistry, Implementation, Value};
 use cel_syntax::macros::{Macro, MacroTable};
-use cel_syntax::{ParserOptions, Source};
+use cel_syntax::{Diagnostic, ParserOptions, Source};
 use cel_types::{Container, FunctionDecl, OverloadDecl, Type, TypeProvider, VariableDecl};
 
 use crate::{Ast, Backend, Issues, Program, ProgramOptions};
@@ -120,6 +120,7 @@ pub(crate) struct EnvInner {
     pub(crate) options: EnvOptions,
     pub(crate) estimate_hooks: Vec<(CostKey, EstimateFn)>,
     pub(crate) validators: Vec<cel_ext::Validator>,
+    pub(crate) program_checks: Vec<cel_ext::Validator>,
 }
 
 /// Builds an [`Env`].
@@ -138,6 +139,7 @@ pub struct EnvBuilder {
     cost_hooks: CostHooks,
     estimate_hooks: Vec<(CostKey, EstimateFn)>,
     validators: Vec<cel_ext::Validator>,
+    program_checks: Vec<cel_ext::Validator>,
 }
 
 impl std::fmt::Debug for EnvInner {
@@ -216,6 +218,7 @@ impl Default for EnvBuilder {
             cost_hooks: CostHooks::default(),
             estimate_hooks: Vec::new(),
             validators: Vec::new(),
+            program_checks: Vec::new(),
         }
     }
 }
@@ -299,6 +302,7 @@ impl EnvBuilder {
         }
         self.estimate_hooks.extend(contents.estimated_costs);
         self.validators.extend(contents.validators);
+        self.program_checks.extend(contents.program_checks);
         self
     }
 
@@ -481,6 +485,7 @@ impl EnvBuilder {
                 options: self.options,
                 estimate_hooks: self.estimate_hooks,
                 validators: self.validators,
+                program_checks: self.program_checks,
             }),
         }
     }
@@ -560,6 +565,21 @@ impl Env {
     /// Plans an expression with explicit program options (the backend, keeping the
     /// generated code's text for inspection).
     pub fn program_with(&self, ast: &Ast, options: ProgramOptions) -> Result<Program, Issues> {
+        if let Some(checked) = &ast.checked {
+            let found = crate::validate::run_library_checks(checked, &self.inner.program_checks);
+            if !found.is_empty() {
+                let info = &ast.parsed.source_info;
+                let diagnostics = found
+                    .into_iter()
+                    .map(|issue| Diagnostic {
+                        offset: info.anchor(issue.expr_id).unwrap_or(0),
+                        expr_id: issue.expr_id,
+                        message: issue.message,
+                    })
+                    .collect();
+                return Err(Issues::new(diagnostics, ast.source.clone()));
+            }
+        }
         Program::new(
             ast,
             &self.inner.plan_env,

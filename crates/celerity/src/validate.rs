@@ -68,27 +68,35 @@ pub(crate) fn validate(
             report(&mut out, id, msg)
         });
     }
-    if !validators.is_empty() {
-        let type_of = |id: i64| checked.types.get(&id).cloned().unwrap_or(Type::Dyn);
-        let overloads_of = |id: i64| {
-            checked
-                .references
-                .get(&id)
-                .map(|r| r.overload_ids.clone())
-                .unwrap_or_default()
-        };
-        let view = cel_ext::CheckedExpr {
-            expr: &checked.ast.expr,
-            type_of: &type_of,
-            overloads_of: &overloads_of,
-        };
-        for v in validators {
-            for issue in v(&view) {
-                report(&mut out, issue.expr_id, issue.message);
-            }
-        }
+    for issue in run_library_checks(checked, validators) {
+        report(&mut out, issue.expr_id, issue.message);
     }
     out
+}
+
+/// Runs libraries' checks of a checked expression (their validators, or the checks made
+/// when a program is made) and returns what they found.
+pub(crate) fn run_library_checks(
+    checked: &CheckedAst,
+    checks: &[cel_ext::Validator],
+) -> Vec<cel_ext::ValidationIssue> {
+    if checks.is_empty() {
+        return Vec::new();
+    }
+    let type_of = |id: i64| checked.types.get(&id).cloned().unwrap_or(Type::Dyn);
+    let overloads_of = |id: i64| {
+        checked
+            .references
+            .get(&id)
+            .map(|r| r.overload_ids.clone())
+            .unwrap_or_default()
+    };
+    let view = cel_ext::CheckedExpr {
+        expr: &checked.ast.expr,
+        type_of: &type_of,
+        overloads_of: &overloads_of,
+    };
+    checks.iter().flat_map(|check| check(&view)).collect()
 }
 
 /// Reports list and map literals with mixed element, key or value types.

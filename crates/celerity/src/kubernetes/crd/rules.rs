@@ -238,7 +238,12 @@ fn compile_rule(
     let program = match plan(env, &ast, options) {
         Ok(p) => p,
         Err(e) => {
-            out.error = Some(invalid(format!("program instantiation failed: {e}")));
+            // cel-go's error making a program is a plain message, without a source excerpt.
+            let messages: Vec<&str> = e.diagnostics().iter().map(|d| d.message.as_str()).collect();
+            out.error = Some(invalid(format!(
+                "program instantiation failed: {}",
+                messages.join("; ")
+            )));
             return out;
         }
     };
