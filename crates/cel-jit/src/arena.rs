@@ -131,12 +131,22 @@ impl ArenaMark {
 }
 
 impl Drop for Arena {
+    /// Inlined: an evaluation that allocated nothing (most scalar expressions) pays a test.
+    #[inline]
     fn drop(&mut self) {
-        if let Some(mut current) = self.current.take() {
-            current.clear();
-            // `try_with`: during thread teardown the spare is simply freed.
-            let _ = SPARE.try_with(|s| s.set(Some(current)));
+        if let Some(current) = self.current.take() {
+            Arena::keep_as_spare(current);
         }
+    }
+}
+
+impl Arena {
+    /// Empties the last chunk and keeps it for the thread's next evaluation.
+    #[inline(never)]
+    fn keep_as_spare(mut current: Chunk) {
+        current.clear();
+        // `try_with`: during thread teardown the spare is simply freed.
+        let _ = SPARE.try_with(|s| s.set(Some(current)));
     }
 }
 

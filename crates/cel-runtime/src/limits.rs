@@ -36,10 +36,14 @@ pub const MAX_LIST_ELEMENTS: usize = 1 << 22;
 /// elements counted at the size of a [`Value`]): 256 MiB, four times the largest string.
 pub const MAX_BUILT_BYTES: u128 = 1 << 28;
 
+/// [`ALLOWANCE`] outside any evaluation.
+const NO_EVALUATION: u64 = u64::MAX;
+
 thread_local! {
-    /// What the evaluation running on this thread may still build; `None` outside any
-    /// evaluation (a library function called directly is bounded per value only).
-    static ALLOWANCE: Cell<Option<u128>> = const { Cell::new(None) };
+    /// What the evaluation running on this thread may still build, or [`NO_EVALUATION`]
+    /// (a library function called directly is bounded per value only). A plain `u64` cell:
+    /// every evaluation opens and closes it, so it must cost next to nothing.
+    static ALLOWANCE: Cell<u64> = const { Cell::new(NO_EVALUATION) };
 }
 
 /// The allowance of the evaluation running on this thread, open while this guard lives.
@@ -48,19 +52,21 @@ thread_local! {
 /// inner one's guard drops.
 #[must_use = "the allowance closes when the guard drops"]
 pub struct BuildAllowance {
-    outer: Option<u128>,
+    outer: u64,
 }
 
 impl BuildAllowance {
     /// Opens a fresh allowance of [`MAX_BUILT_BYTES`] for an evaluation on this thread.
+    #[inline]
     pub fn enter() -> BuildAllowance {
         BuildAllowance {
-            outer: ALLOWANCE.replace(Some(MAX_BUILT_BYTES)),
+            outer: ALLOWANCE.replace(MAX_BUILT_BYTES as u64),
         }
     }
 }
 
 impl Drop for BuildAllowance {
+    #[inline]
     fn drop(&mut self) {
         ALLOWANCE.set(self.outer);
     }
@@ -69,13 +75,16 @@ impl Drop for BuildAllowance {
 /// Takes `bytes` from the running evaluation's allowance, or fails `what` when they do not
 /// fit.
 fn spend(what: &str, bytes: u128) -> Result<()> {
-    match ALLOWANCE.get() {
-        None => Ok(()),
-        Some(left) if bytes <= left => {
-            ALLOWANCE.set(Some(left - bytes));
+    let left = ALLOWANCE.get();
+    if left == NO_EVALUATION {
+        return Ok(());
+    }
+    match u64::try_from(bytes) {
+        Ok(bytes) if bytes <= left => {
+            ALLOWANCE.set(left - bytes);
             Ok(())
         }
-        Some(_) => Err(Error::new(format!(
+        _ => Err(Error::new(format!(
             "{what}: evaluation exceeds its allowance for built values ({MAX_BUILT_BYTES} bytes)"
         ))),
     }
