@@ -1,5 +1,7 @@
-//! The cases of `cases.json`: ns per evaluation on the interpreter and the JIT (cost tracking
-//! on, as Kubernetes runs; and the JIT with tracking off, for its overhead), and the time to
+//! The cases of `cases.json` in the newest Kubernetes environment: ns per evaluation on the
+//! interpreter and the JIT (cost tracking on, as Kubernetes runs; and the JIT with tracking
+//! off, for its overhead), the same with `self` typed by a schema where the case reads only
+//! `self` (`*_typed`: as a CRD rule sees its object), and the time to
 //! make each program: parse, check and plan (`compile_interp`), and the same plus native
 //! code, optimised (`compile`) or with `fast_compile` (`compile_fast`).
 //!
@@ -26,6 +28,19 @@ fn evaluation(c: &mut Criterion) {
             group.bench_function(label, |b| {
                 b.iter(|| black_box(program.eval(black_box(&act))))
             });
+        }
+        // `self` typed by a schema, as a CRD rule sees it (converted once, not timed here).
+        if let Some(typed) = benches::typed(&case) {
+            for (label, backend) in [
+                ("interpreter_typed", Backend::Interpreter),
+                ("jit_typed", Backend::Jit),
+            ] {
+                let program = benches::program(&typed.env, &case, backend, true);
+                let act = &typed.activation;
+                group.bench_function(label, |b| {
+                    b.iter(|| black_box(program.eval(black_box(act))))
+                });
+            }
         }
         group.finish();
     }

@@ -90,6 +90,71 @@ pub fn env(case: &BenchCase) -> Env {
     b.build()
 }
 
+/// The objects under `self` that the cases use as maps (`in`, iteration over keys): their
+/// schemas have `additionalProperties`; every other object has `properties`.
+const MAP_FIELDS: &[&str] = &["stateCounts", "details"];
+
+/// An OpenAPI schema for a JSON value, as a CRD author would write it for the cases' data:
+/// objects with properties (or maps, for [`MAP_FIELDS`]), arrays of their first element's
+/// schema, integers, numbers, strings and booleans.
+fn schema_of(value: &serde_json::Value, field: &str) -> serde_json::Value {
+    use serde_json::{Value as J, json};
+    match value {
+        J::Bool(_) => json!({"type": "boolean"}),
+        J::Number(n) if n.is_i64() => json!({"type": "integer"}),
+        J::Number(_) => json!({"type": "number"}),
+        J::String(_) | J::Null => json!({"type": "string"}),
+        J::Array(items) => {
+            let first = items.first().cloned().unwrap_or(J::String(String::new()));
+            json!({"type": "array", "items": schema_of(&first, "")})
+        }
+        J::Object(map) if MAP_FIELDS.contains(&field) => {
+            let first = map.values().next().cloned().unwrap_or(J::Null);
+            json!({"type": "object", "additionalProperties": schema_of(&first, "")})
+        }
+        J::Object(map) => {
+            let properties: serde_json::Map<String, J> = map
+                .iter()
+                .map(|(k, v)| (k.clone(), schema_of(v, k)))
+                .collect();
+            json!({"type": "object", "properties": properties})
+        }
+    }
+}
+
+/// A case whose only variable is `self`, with `self` typed by a schema (as a CRD rule sees
+/// it) instead of `map(string, dyn)`.
+pub struct TypedCase {
+    /// The newest Kubernetes environment with `self` of the schema's type (a CRD rule's).
+    pub env: Env,
+    /// `self` converted into the schema's typed object once.
+    pub activation: MapActivation,
+}
+
+/// The typed form of a case, for cases whose only variable is `self` (`None` otherwise).
+pub fn typed(case: &BenchCase) -> Option<TypedCase> {
+    use celerity::kubernetes::crd::schema::{Path, Schema, decl::DeclType, value::ValueModel};
+    use celerity::kubernetes::crd::{RuleEnv, RuleOptions};
+    use celerity::kubernetes::{ExpressionKind, KubeVersion};
+    let [(name, data)] = <[_; 1]>::try_from(case.vars.iter().collect::<Vec<_>>()).ok()?;
+    if name != "self" {
+        return None;
+    }
+    let schema = Schema::from_json(&schema_of(data, ""), &Path::root()).expect("a valid schema");
+    let decl = DeclType::from_schema(&schema, false).expect("a schema with a CEL type");
+    let options = RuleOptions {
+        version: KubeVersion::NEWEST,
+        expressions: ExpressionKind::NewExpressions,
+        ..RuleOptions::default()
+    };
+    let env = RuleEnv::new(&decl, &options).plain;
+    let value = ValueModel::new(&schema, false).to_value(data);
+    Some(TypedCase {
+        env,
+        activation: MapActivation::new().with("self", value),
+    })
+}
+
 /// The case's variables, bound once.
 pub fn activation(case: &BenchCase) -> MapActivation {
     let mut act = MapActivation::new();

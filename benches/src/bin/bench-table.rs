@@ -1,6 +1,7 @@
 //! Prints the README's benchmark table from criterion's results (`target/criterion`, written
 //! by `cargo bench -p benches`): median ns per evaluation on the interpreter, on the JIT with
-//! and without cost tracking, the speed-up, and the median compile time.
+//! and without cost tracking, both with `self` typed by a schema, the speed-up, and the median
+//! compile time.
 
 #![forbid(unsafe_code)]
 
@@ -29,14 +30,16 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion"));
     println!(
-        "| case | interpreter | JIT | JIT, no cost tracking | JIT speed-up | tracking overhead | compile: front end | + native | + native, fast |"
+        "| case | interpreter | JIT | JIT, no cost tracking | JIT speed-up | tracking overhead | typed: interpreter | typed: JIT | compile: front end | + native | + native, fast |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for case in benches::cases() {
         let eval = root.join(format!("eval_{}", case.name));
         let interp = median(&eval.join("interpreter"));
         let jit = median(&eval.join("jit"));
         let untracked = median(&eval.join("jit_untracked"));
+        let interp_typed = median(&eval.join("interpreter_typed"));
+        let jit_typed = median(&eval.join("jit_typed"));
         let front = median(&root.join("compile_interp").join(&case.name));
         let compile = median(&root.join("compile").join(&case.name));
         let fast = median(&root.join("compile_fast").join(&case.name));
@@ -49,13 +52,15 @@ fn main() {
             _ => "–".into(),
         };
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             case.name,
             fmt_ns(interp),
             fmt_ns(jit),
             fmt_ns(untracked),
             ratio,
             overhead,
+            fmt_ns(interp_typed),
+            fmt_ns(jit_typed),
             fmt_ns(front),
             fmt_ns(compile),
             fmt_ns(fast),
