@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use cel_runtime::{Key, MapActivation, MapValue, Value};
-use cel_types::{Primitive, Type, VariableDecl};
+use cel_types::{Type, VariableDecl};
 
 /// The deepest nesting converted in either direction.
 pub const MAX_JSON_DEPTH: usize = 1000;
@@ -321,7 +321,7 @@ fn typed_unguarded(json: &serde_json::Value, ty: &Type, depth: usize) -> Result<
                 ))
             }),
         (Type::Wrapper(_), J::Null) => Ok(Value::Null),
-        (Type::Wrapper(p), _) => typed(json, &primitive_type(*p), depth),
+        (Type::Wrapper(p), _) => typed(json, &p.as_type(), depth),
         (Type::List(elem), J::Array(items)) => {
             let mut out = Vec::with_capacity(items.len());
             for (i, item) in items.iter().enumerate() {
@@ -357,17 +357,6 @@ fn typed_unguarded(json: &serde_json::Value, ty: &Type, depth: usize) -> Result<
             _,
         ) => untyped(json),
         _ => Err(mismatch(ty, json)),
-    }
-}
-
-fn primitive_type(p: Primitive) -> Type {
-    match p {
-        Primitive::Bool => Type::Bool,
-        Primitive::Int => Type::Int,
-        Primitive::Uint => Type::Uint,
-        Primitive::Double => Type::Double,
-        Primitive::String => Type::String,
-        Primitive::Bytes => Type::Bytes,
     }
 }
 
