@@ -52,6 +52,7 @@ mod env;
 mod json;
 pub mod kubernetes;
 mod program;
+mod rust_values;
 mod validate;
 
 pub use ast::{Ast, Issues};
@@ -75,6 +76,7 @@ pub use json::{
 };
 pub use kubernetes::KubernetesEnv;
 pub use program::{Backend, EvalDetails, Program, ProgramOptions};
+pub use rust_values::{SerdeError, from_value, to_value};
 
 /// Formats a value as a CEL literal that parses back to the same value (`5u`, `2.0`,
 /// `b"\x00"`, `{"a": 1}` with keys sorted, `timestamp("...")`).
