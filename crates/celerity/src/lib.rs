@@ -49,6 +49,7 @@
 
 mod ast;
 mod env;
+pub mod host_fn;
 mod json;
 pub mod kubernetes;
 mod program;
