@@ -1,5 +1,6 @@
 //! [`Env`]: declarations, functions, container and options, and the compile pipeline.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use cel_checker::{CheckerEnv, CheckerOptions};
@@ -121,7 +122,24 @@ pub(crate) struct EnvInner {
     pub(crate) estimate_hooks: Vec<(CostKey, EstimateFn)>,
     pub(crate) validators: Vec<cel_ext::Validator>,
     pub(crate) program_checks: Vec<cel_ext::Validator>,
+    /// What it was built from, for [`Env::extend`].
+    pub(crate) source: EnvBuilder,
 }
+
+/// Why [`EnvBuilder::try_build`] refused to build: declarations that contradict each other.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildError {
+    /// One line per conflict.
+    pub conflicts: Vec<String>,
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.conflicts.join("\n"))
+    }
+}
+
+impl std::error::Error for BuildError {}
 
 /// Builds an [`Env`].
 #[derive(Clone)]
@@ -423,8 +441,29 @@ impl EnvBuilder {
     }
 
     /// Builds the environment.
+    ///
+    /// # Panics
+    ///
+    /// When declarations contradict each other (see [`EnvBuilder::try_build`]): a host's
+    /// configuration error, found when the environment is made rather than left to decide
+    /// silently which declaration wins.
     pub fn build(self) -> Env {
+        match self.try_build() {
+            Ok(env) => env,
+            Err(e) => panic!("conflicting declarations: {e}"),
+        }
+    }
+
+    /// Builds the environment, or says which declarations contradict each other: an overload
+    /// id declared again with another signature, or under another function's name (the
+    /// same declaration made twice, by two libraries say, is no conflict).
+    pub fn try_build(self) -> Result<Env, BuildError> {
+        let source = self.clone();
         let mut checker = CheckerEnv::standard();
+        let conflicts = overload_conflicts(&checker, &self.functions);
+        if !conflicts.is_empty() {
+            return Err(BuildError { conflicts });
+        }
         if self.options.optional_types {
             checker.add_optional_library_version(self.options.optional_types_version);
         }
@@ -477,7 +516,7 @@ impl EnvBuilder {
             cost_hooks: Arc::new(self.cost_hooks),
             messages: self.messages,
         };
-        Env {
+        Ok(Env {
             inner: Arc::new(EnvInner {
                 parser_options,
                 checker,
@@ -486,9 +525,41 @@ impl EnvBuilder {
                 estimate_hooks: self.estimate_hooks,
                 validators: self.validators,
                 program_checks: self.program_checks,
+                source,
             }),
+        })
+    }
+}
+
+/// The overload ids `functions` declare in contradiction with each other or with the standard
+/// declarations of `standard`, one line each.
+fn overload_conflicts(standard: &CheckerEnv, functions: &[FunctionDecl]) -> Vec<String> {
+    let mut seen: HashMap<&str, (&str, &OverloadDecl)> = HashMap::new();
+    for f in standard.functions() {
+        for o in &f.overloads {
+            seen.insert(&o.id, (&f.name, o));
         }
     }
+    let mut conflicts = Vec::new();
+    for f in functions {
+        for o in &f.overloads {
+            match seen.get(o.id.as_str()) {
+                Some((name, first)) if *name != f.name => conflicts.push(format!(
+                    "overload '{}' is declared for '{name}' and for '{}'",
+                    o.id, f.name
+                )),
+                Some((_, first)) if *first != o => conflicts.push(format!(
+                    "overload '{}' of '{}' is declared with two signatures",
+                    o.id, f.name
+                )),
+                Some(_) => {}
+                None => {
+                    seen.insert(&o.id, (&f.name, o));
+                }
+            }
+        }
+    }
+    conflicts
 }
 
 impl Default for Env {
@@ -498,6 +569,21 @@ impl Default for Env {
 }
 
 impl Env {
+    /// A builder holding everything this environment was built from, to make a child
+    /// environment with more declarations (variables, functions, libraries, options); this
+    /// environment is left as it is.
+    ///
+    /// ```
+    /// use celerity::{Env, Type};
+    /// let base = Env::builder().variable("x", Type::Int).build();
+    /// let child = base.extend().variable("y", Type::Int).build();
+    /// assert!(child.compile("x + y").is_ok());
+    /// assert!(base.compile("x + y").is_err());
+    /// ```
+    pub fn extend(&self) -> EnvBuilder {
+        self.inner.source.clone()
+    }
+
     /// A builder starting from the standard library (and optional types).
     pub fn builder() -> EnvBuilder {
         EnvBuilder::default()

@@ -70,7 +70,7 @@ pub use cel_runtime::{
     ListValue, MapActivation, MapValue, OpaqueValue, Timestamp, Value,
 };
 pub use cel_types::{FunctionDecl, OverloadDecl, Primitive, Type, VariableDecl};
-pub use env::{Env, EnvBuilder, EnvOptions};
+pub use env::{BuildError, Env, EnvBuilder, EnvOptions};
 pub use json::{
     JsonError, MAX_JSON_DEPTH, activation_from_json, activation_from_json_typed, value_from_json,
     value_from_json_typed, value_to_json, variable_from_json,
