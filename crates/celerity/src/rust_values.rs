@@ -266,49 +266,28 @@ impl SeqBuilder {
     }
 }
 
-impl ser::SerializeSeq for SeqBuilder {
-    type Ok = Value;
-    type Error = SerdeError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), SerdeError> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value, SerdeError> {
-        self.finish()
-    }
+/// The four ways serde hands over a list's elements, all to [`SeqBuilder::push`].
+macro_rules! seq_builder {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl ser::$trait for SeqBuilder {
+            type Ok = Value;
+            type Error = SerdeError;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), SerdeError> {
+                self.push(value)
+            }
+            fn end(self) -> Result<Value, SerdeError> {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for SeqBuilder {
-    type Ok = Value;
-    type Error = SerdeError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), SerdeError> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value, SerdeError> {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleStruct for SeqBuilder {
-    type Ok = Value;
-    type Error = SerdeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), SerdeError> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value, SerdeError> {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleVariant for SeqBuilder {
-    type Ok = Value;
-    type Error = SerdeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), SerdeError> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value, SerdeError> {
-        self.finish()
-    }
-}
+seq_builder!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 /// Builds a map: a map, a struct, or a struct variant's content (`variant` is its name).
 struct MapBuilder {
@@ -362,35 +341,27 @@ impl ser::SerializeMap for MapBuilder {
     }
 }
 
-impl ser::SerializeStruct for MapBuilder {
-    type Ok = Value;
-    type Error = SerdeError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        name: &'static str,
-        value: &T,
-    ) -> Result<(), SerdeError> {
-        self.entry(Key::String(name.into()), value)
-    }
-    fn end(self) -> Result<Value, SerdeError> {
-        self.finish()
-    }
+/// A struct's fields and a struct variant's, both to [`MapBuilder::entry`].
+macro_rules! struct_builder {
+    ($($trait:ident),*) => {$(
+        impl ser::$trait for MapBuilder {
+            type Ok = Value;
+            type Error = SerdeError;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                name: &'static str,
+                value: &T,
+            ) -> Result<(), SerdeError> {
+                self.entry(Key::String(name.into()), value)
+            }
+            fn end(self) -> Result<Value, SerdeError> {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeStructVariant for MapBuilder {
-    type Ok = Value;
-    type Error = SerdeError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        name: &'static str,
-        value: &T,
-    ) -> Result<(), SerdeError> {
-        self.entry(Key::String(name.into()), value)
-    }
-    fn end(self) -> Result<Value, SerdeError> {
-        self.finish()
-    }
-}
+struct_builder!(SerializeStruct, SerializeStructVariant);
 
 /// A serialized map key as a CEL map key: `bool`, `int`, `uint` or `string`.
 fn map_key(v: &Value) -> Result<Key, SerdeError> {

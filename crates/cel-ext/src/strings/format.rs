@@ -27,6 +27,8 @@ use std::fmt::Write as _;
 
 use cel_runtime::{Error, Key, ListValue, Result, Value};
 
+use super::aggregate::{AggregateStyle, write_aggregate};
+
 /// The default `format` precision cap of strings version 5 and later (cel-go's).
 pub const DEFAULT_MAX_PRECISION: usize = 100;
 
@@ -432,139 +434,29 @@ fn push_scalar(v: &Value, out: &mut String) -> Option<std::result::Result<(), St
     Some(r)
 }
 
-fn push_key(k: &Key, out: &mut String) {
+/// A map key as `%s` writes it.
+fn key_text(k: &Key) -> String {
     match k {
-        Key::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Key::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
-        Key::Uint(u) => {
-            let _ = write!(out, "{u}");
-        }
-        Key::String(s) => out.push_str(s),
+        Key::Bool(b) => b.to_string(),
+        Key::Int(i) => i.to_string(),
+        Key::Uint(u) => u.to_string(),
+        Key::String(s) => s.to_string(),
     }
 }
 
-/// A list or map being formatted.
-enum Frame<'a> {
-    List {
-        items: std::slice::Iter<'a, Value>,
-        first: bool,
-    },
-    Map {
-        /// Formatted keys with their values, still to be formatted.
-        pending: std::vec::IntoIter<(String, &'a Value)>,
-        /// Formatted entries.
-        done: Vec<(String, String)>,
-        /// The key whose value is being formatted into the top buffer.
-        current: Option<String>,
-    },
+/// An element of a list or map as `%s` writes it (lists and maps are the walker's).
+fn element_text(v: &Value, out: &mut String) -> std::result::Result<(), String> {
+    push_scalar(v, out).unwrap_or(Ok(()))
 }
 
-/// `%s` of any value, without recursion: lists write into the current buffer; each map value
-/// is formatted into a buffer of its own, since map entries are sorted by formatted key.
+/// How `%s` writes lists and maps: elements as themselves, `key: value`.
+const STYLE: AggregateStyle = AggregateStyle {
+    element: element_text,
+    key: key_text,
+    key_separator: ": ",
+};
+
+/// `%s` of any value, lists and maps at any depth without recursion.
 fn format_string_clause(v: &Value, out: &mut String) -> std::result::Result<(), String> {
-    let mut buffers: Vec<String> = vec![std::mem::take(out)];
-    let mut frames: Vec<Frame<'_>> = Vec::new();
-    let result = (|| {
-        enter(v, &mut buffers, &mut frames)?;
-        while let Some(frame) = frames.last_mut() {
-            match frame {
-                Frame::List { items, first } => match items.next() {
-                    Some(item) => {
-                        if !*first {
-                            top(&mut buffers).push_str(", ");
-                        }
-                        *first = false;
-                        enter(item, &mut buffers, &mut frames)?;
-                    }
-                    None => {
-                        top(&mut buffers).push(']');
-                        frames.pop();
-                    }
-                },
-                Frame::Map {
-                    pending,
-                    done,
-                    current,
-                } => {
-                    if let Some(key) = current.take() {
-                        let value = buffers.pop().unwrap_or_default();
-                        done.push((key, value));
-                    }
-                    match pending.next() {
-                        Some((key, value)) => {
-                            *current = Some(key);
-                            buffers.push(String::new());
-                            enter(value, &mut buffers, &mut frames)?;
-                        }
-                        None => {
-                            let mut entries = std::mem::take(done);
-                            frames.pop();
-                            entries.sort_by(|a, b| a.0.cmp(&b.0));
-                            let buf = top(&mut buffers);
-                            buf.push('{');
-                            for (i, (k, v)) in entries.iter().enumerate() {
-                                if i > 0 {
-                                    buf.push_str(", ");
-                                }
-                                buf.push_str(k);
-                                buf.push_str(": ");
-                                buf.push_str(v);
-                            }
-                            buf.push('}');
-                        }
-                    }
-                }
-            }
-        }
-        Ok(())
-    })();
-    *out = buffers.into_iter().next().unwrap_or_default();
-    result
-}
-
-fn top(buffers: &mut Vec<String>) -> &mut String {
-    if buffers.is_empty() {
-        buffers.push(String::new());
-    }
-    let last = buffers.len() - 1;
-    &mut buffers[last]
-}
-
-/// Starts formatting a value: scalars are written at once, lists and maps push a frame.
-fn enter<'a>(
-    v: &'a Value,
-    buffers: &mut Vec<String>,
-    frames: &mut Vec<Frame<'a>>,
-) -> std::result::Result<(), String> {
-    if let Some(r) = push_scalar(v, top(buffers)) {
-        return r;
-    }
-    match v {
-        Value::List(l) => {
-            top(buffers).push('[');
-            frames.push(Frame::List {
-                items: l.iter(),
-                first: true,
-            });
-        }
-        Value::Map(m) => {
-            let pending: Vec<(String, &Value)> = m
-                .iter()
-                .map(|(k, v)| {
-                    let mut key = String::new();
-                    push_key(k, &mut key);
-                    (key, v)
-                })
-                .collect();
-            frames.push(Frame::Map {
-                pending: pending.into_iter(),
-                done: Vec::new(),
-                current: None,
-            });
-        }
-        _ => {}
-    }
-    Ok(())
+    write_aggregate(v, out, &STYLE)
 }

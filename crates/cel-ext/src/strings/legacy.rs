@@ -30,6 +30,7 @@ use std::fmt::Write as _;
 use cel_runtime::format::go_quote;
 use cel_runtime::{Key, ListValue, Value};
 
+use super::aggregate::{AggregateStyle, write_aggregate};
 use super::format::{Clause, parse_clause};
 
 /// How `%e` writes the `×` before the exponent. It comes from the CLDR data of the
@@ -308,7 +309,7 @@ pub fn en_scientific(x: f64, width: usize, style: ExponentStyle) -> String {
 /// `%s` of a value: scalars as their `string()` text, lists and maps as literals.
 fn format_string_clause(v: &Value, out: &mut String) -> Result<(), String> {
     match v {
-        Value::List(_) | Value::Map(_) => write_aggregate(v, out),
+        Value::List(_) | Value::Map(_) => write_aggregate(v, out, &STYLE),
         _ => string_text(v, out),
     }
 }
@@ -399,121 +400,12 @@ fn key_text(k: &Key) -> String {
     }
 }
 
-/// A list or map being written.
-enum Frame<'a> {
-    List {
-        items: std::slice::Iter<'a, Value>,
-        first: bool,
-    },
-    Map {
-        /// Written keys with their values, still to be written.
-        pending: std::vec::IntoIter<(String, &'a Value)>,
-        /// Written entries.
-        done: Vec<(String, String)>,
-        /// The key whose value is being written into the top buffer.
-        current: Option<String>,
-    },
-}
-
-/// Writes a list or map (at any depth, without recursion): lists into the current buffer,
-/// each map value into a buffer of its own, since entries are sorted by written key.
-fn write_aggregate(v: &Value, out: &mut String) -> Result<(), String> {
-    let mut buffers: Vec<String> = vec![std::mem::take(out)];
-    let mut frames: Vec<Frame<'_>> = Vec::new();
-    let result = (|| {
-        enter(v, &mut buffers, &mut frames)?;
-        while let Some(frame) = frames.last_mut() {
-            match frame {
-                Frame::List { items, first } => match items.next() {
-                    Some(item) => {
-                        if !*first {
-                            top(&mut buffers).push_str(", ");
-                        }
-                        *first = false;
-                        enter(item, &mut buffers, &mut frames)?;
-                    }
-                    None => {
-                        top(&mut buffers).push(']');
-                        frames.pop();
-                    }
-                },
-                Frame::Map {
-                    pending,
-                    done,
-                    current,
-                } => {
-                    if let Some(key) = current.take() {
-                        let value = buffers.pop().unwrap_or_default();
-                        done.push((key, value));
-                    }
-                    match pending.next() {
-                        Some((key, value)) => {
-                            *current = Some(key);
-                            buffers.push(String::new());
-                            enter(value, &mut buffers, &mut frames)?;
-                        }
-                        None => {
-                            let mut entries = std::mem::take(done);
-                            frames.pop();
-                            // Go's sort.SliceStable on the written keys (byte order).
-                            entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-                            let buf = top(&mut buffers);
-                            buf.push('{');
-                            for (i, (k, v)) in entries.iter().enumerate() {
-                                if i > 0 {
-                                    buf.push_str(", ");
-                                }
-                                buf.push_str(k);
-                                buf.push(':');
-                                buf.push_str(v);
-                            }
-                            buf.push('}');
-                        }
-                    }
-                }
-            }
-        }
-        Ok(())
-    })();
-    *out = buffers.into_iter().next().unwrap_or_default();
-    result
-}
-
-fn top(buffers: &mut Vec<String>) -> &mut String {
-    if buffers.is_empty() {
-        buffers.push(String::new());
-    }
-    let last = buffers.len() - 1;
-    &mut buffers[last]
-}
-
-/// Starts writing a value: scalars at once, lists and maps push a frame.
-fn enter<'a>(
-    v: &'a Value,
-    buffers: &mut Vec<String>,
-    frames: &mut Vec<Frame<'a>>,
-) -> Result<(), String> {
-    match v {
-        Value::List(l) => {
-            top(buffers).push('[');
-            frames.push(Frame::List {
-                items: l.iter(),
-                first: true,
-            });
-            Ok(())
-        }
-        Value::Map(m) => {
-            let pending: Vec<(String, &Value)> = m.iter().map(|(k, v)| (key_text(k), v)).collect();
-            frames.push(Frame::Map {
-                pending: pending.into_iter(),
-                done: Vec::new(),
-                current: None,
-            });
-            Ok(())
-        }
-        _ => element_text(v, top(buffers)),
-    }
-}
+/// How the legacy `%s` writes lists and maps: elements as literals, `key:value`.
+const STYLE: AggregateStyle = AggregateStyle {
+    element: element_text,
+    key: key_text,
+    key_separator: ":",
+};
 
 #[cfg(test)]
 #[allow(

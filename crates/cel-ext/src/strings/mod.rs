@@ -52,6 +52,7 @@
 //! | `split` | `1 + ceil(0.1·(s+1)) + r + 10` | `ceil(0.1·(s+1)) + [0, s.max] + 10 + 1` |
 //! | `join` | `1 + ceil(0.1·(n+1)) + r` | `ceil(0.1·(n+1)) + [0, n·(1+sep)+sep] + 1` |
 
+mod aggregate;
 pub mod format;
 pub mod legacy;
 mod validate;
