@@ -275,6 +275,22 @@ pub fn select_ref<'v>(v: &'v Value, field: &str, hash: u64) -> Option<&'v Value>
     (!matches!(found, Value::Opaque(_))).then_some(found)
 }
 
+/// [`select_ref`] remembering, in `slots`, where the field is in the objects this read
+/// meets (native code keeps one per field read).
+#[inline]
+pub fn select_ref_cached<'v>(
+    v: &'v Value,
+    field: &str,
+    hash: u64,
+    slots: &cel_runtime::object::SlotCache,
+) -> Option<&'v Value> {
+    let found = match v {
+        Value::Object(o) => slots.get(o, hash, field)?,
+        _ => return select_ref(v, field, hash),
+    };
+    (!matches!(found, Value::Opaque(_))).then_some(found)
+}
+
 /// `has(v.field)`.
 pub fn has_field(v: &Value, field: &str) -> Result<Value> {
     match v {

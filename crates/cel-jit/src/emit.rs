@@ -913,6 +913,7 @@ impl Emitter<'_, '_> {
                     field: field.clone(),
                     hash,
                     expr,
+                    slots: Default::default(),
                 });
                 let s = self.ptr_const(site);
                 let operand = self.v(a[0])?;

@@ -28,6 +28,8 @@ pub(crate) struct FieldSite {
     pub field: Arc<str>,
     pub hash: u64,
     pub expr: i64,
+    /// Where the field is in the schema-typed objects this read meets.
+    pub slots: cel_runtime::object::SlotCache,
 }
 
 /// A call: how it reaches its implementation.
@@ -393,7 +395,7 @@ shims! {
     fn cel_rt_select(ctx, v: *const Value, site_ptr: *const FieldSite) -> *const Value {
         let s = site(site_ptr);
         let v = val(v);
-        if let Some(x) = ops::select_ref(v, &s.field, s.hash) {
+        if let Some(x) = ops::select_ref_cached(v, &s.field, s.hash, &s.slots) {
             set_err(ctx, 0);
             return x as *const Value;
         }

@@ -30,6 +30,32 @@ use indexmap::IndexMap;
 
 use crate::{Error, Key, KeyRef, ListValue, MapHasher, MapValue, OpaqueValue, Result, Value};
 
+/// The slot of one field name in the first object layout a read site meets: every object of
+/// one schema node shares its layout, so later reads of such objects skip the name lookup
+/// (a pointer comparison instead of hashing and comparing the name). Objects of any other
+/// layout are looked up by name. Shareable between threads; it keeps the layout alive.
+#[derive(Debug, Default)]
+pub struct SlotCache {
+    seen: std::sync::OnceLock<(Arc<ObjectLayout>, Option<usize>)>,
+}
+
+impl SlotCache {
+    /// The field `name` (whose hash is `hash`, [`MapHasher::hash_key`]) of `o`, as
+    /// [`ObjectValue::get_prehashed`] reads it.
+    #[inline]
+    pub fn get<'o>(&self, o: &'o ObjectValue, hash: u64, name: &str) -> Option<&'o Value> {
+        match self.seen.get() {
+            Some((layout, slot)) if Arc::ptr_eq(layout, &o.layout) => slot.and_then(|i| o.slot(i)),
+            Some(_) => o.get_prehashed(hash, name),
+            None => {
+                let slot = o.layout.slot_prehashed(hash, name);
+                let _ = self.seen.set((o.layout.clone(), slot));
+                slot.and_then(|i| o.slot(i))
+            }
+        }
+    }
+}
+
 /// One declared field of an object type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ObjectField {
@@ -550,6 +576,50 @@ mod tests {
             vec![a.map(Value::Int), bc.map(Value::Int)],
             vec![],
         )))
+    }
+
+    #[test]
+    fn a_slot_cache_reads_what_a_lookup_reads_for_any_layout() {
+        let field = |n: &str| ObjectField {
+            name: n.into(),
+            data_name: n.into(),
+        };
+        // Two layouts with `x` in different slots, each with its own objects.
+        let first = ObjectLayout::new("A", vec![field("x"), field("y")]);
+        let second = ObjectLayout::new("B", vec![field("y"), field("x")]);
+        let a = ObjectValue::new(first.clone(), vec![Some(Value::Int(1)), None], vec![]);
+        let a2 = ObjectValue::new(first, vec![None, Some(Value::Int(5))], vec![]);
+        let b = ObjectValue::new(
+            second,
+            vec![Some(Value::Int(2)), Some(Value::Int(3))],
+            vec![],
+        );
+        let hash = MapHasher::hash_key(KeyRef::String("x"));
+        let cache = SlotCache::default();
+        // The first layout met is remembered; the others are looked up by name.
+        for (o, want) in [
+            (&a, Some(1)),
+            (&b, Some(3)),
+            (&a2, None),
+            (&b, Some(3)),
+            (&a, Some(1)),
+        ] {
+            let got = cache.get(o, hash, "x").cloned();
+            assert_eq!(got, want.map(Value::Int));
+            assert_eq!(got.as_ref(), o.get("x"));
+        }
+        // A name no layout declares.
+        let missing = SlotCache::default();
+        assert!(
+            missing
+                .get(&a, MapHasher::hash_key(KeyRef::String("z")), "z")
+                .is_none()
+        );
+        assert!(
+            missing
+                .get(&a2, MapHasher::hash_key(KeyRef::String("z")), "z")
+                .is_none()
+        );
     }
 
     #[test]
