@@ -22,7 +22,7 @@ use std::sync::Arc;
 use cel_runtime::{Duration, Error, Implementation, Timestamp, Value};
 use cel_types::{OverloadDecl, Type};
 
-use crate::EnvBuilder;
+use crate::env::EnvBuilder;
 
 /// A Rust type a host function takes as a parameter (owned).
 pub trait FromCel: Sized {

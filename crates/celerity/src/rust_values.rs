@@ -403,7 +403,7 @@ impl<'de> ValueDeserializer<'de> {
     fn visit_converted<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, SerdeError> {
         match self.value {
             Value::Message(_) => {
-                let json = crate::value_to_json(self.value).map_err(|e| SerdeError(e.0))?;
+                let json = crate::json::value_to_json(self.value).map_err(|e| SerdeError(e.0))?;
                 de::Deserializer::deserialize_any(json, visitor)
                     .map_err(|e| SerdeError(e.to_string()))
             }
