@@ -18,15 +18,22 @@ pub trait Activation: Send + Sync {
     }
 }
 
-/// An activation backed by a hash map.
+/// An activation holding its variables: in a list while there are few (most evaluations
+/// bind one to four, and comparing a short name beats hashing it), with a hash index beside
+/// the list past [`MapActivation::INDEXED_FROM`] variables.
 #[derive(Clone, Debug, Default)]
 pub struct MapActivation {
-    /// Names are hashed with foldhash: variables are looked up on every evaluation, and the
-    /// names are the program's, not an attacker's keys.
-    vars: HashMap<Arc<str>, Value, foldhash::fast::RandomState>,
+    /// The bindings, in the order first bound.
+    vars: Vec<(Arc<str>, Value)>,
+    /// Name to position in `vars`, once there are many. Hashed with foldhash: the names are
+    /// the program's, not an attacker's keys.
+    index: Option<HashMap<Arc<str>, usize, foldhash::fast::RandomState>>,
 }
 
 impl MapActivation {
+    /// How many variables an activation holds before it indexes them.
+    pub const INDEXED_FROM: usize = 9;
+
     /// An empty activation.
     pub fn new() -> MapActivation {
         MapActivation::default()
@@ -34,7 +41,26 @@ impl MapActivation {
 
     /// Binds a variable, replacing any previous binding.
     pub fn bind(&mut self, name: impl Into<Arc<str>>, value: impl Into<Value>) -> &mut Self {
-        self.vars.insert(name.into(), value.into());
+        let name = name.into();
+        let value = value.into();
+        match self.position(&name) {
+            Some(i) => self.vars[i].1 = value,
+            None => {
+                if let Some(index) = &mut self.index {
+                    index.insert(name.clone(), self.vars.len());
+                }
+                self.vars.push((name, value));
+                if self.index.is_none() && self.vars.len() >= Self::INDEXED_FROM {
+                    let index = self
+                        .vars
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (n, _))| (n.clone(), i))
+                        .collect();
+                    self.index = Some(index);
+                }
+            }
+        }
         self
     }
 
@@ -44,19 +70,28 @@ impl MapActivation {
         self
     }
 
-    /// The bound names and values.
+    /// The bound names and values, in the order first bound.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
         self.vars.iter().map(|(k, v)| (&**k, v))
+    }
+
+    #[inline]
+    fn position(&self, name: &str) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(name).copied(),
+            None => self.vars.iter().position(|(n, _)| **n == *name),
+        }
     }
 }
 
 impl Activation for MapActivation {
     fn resolve(&self, name: &str) -> Option<Value> {
-        self.vars.get(name).cloned()
+        self.resolve_ref(name).cloned()
     }
 
+    #[inline]
     fn resolve_ref(&self, name: &str) -> Option<&Value> {
-        self.vars.get(name)
+        self.position(name).map(|i| &self.vars[i].1)
     }
 }
 
@@ -67,5 +102,29 @@ pub struct EmptyActivation;
 impl Activation for EmptyActivation {
     fn resolve(&self, _name: &str) -> Option<Value> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bindings_replace_and_resolve_listed_or_indexed() {
+        let mut a = MapActivation::new();
+        for n in 0..20i64 {
+            a.bind(format!("v{n}"), n);
+            a.bind("v0", -n);
+            // Every binding so far resolves, listed (under 9) or indexed (from 9).
+            for m in 1..=n {
+                assert_eq!(a.resolve(&format!("v{m}")), Some(Value::Int(m)), "{n}");
+            }
+            assert_eq!(a.resolve_ref("v0"), Some(&Value::Int(-n)));
+            assert_eq!(a.resolve("missing"), None);
+        }
+        // Replacing keeps one binding per name, in the order first bound.
+        let names: Vec<&str> = a.iter().map(|(n, _)| n).collect();
+        assert_eq!(names.len(), 20);
+        assert_eq!(names[..3], ["v0", "v1", "v2"]);
     }
 }
