@@ -1,0 +1,605 @@
+//! A compiled set of policies and bindings, and what it answers to one request (Kubernetes'
+//! policy dispatchers): mutating policies first, then validating ones; for each policy
+//! that matches, each of its bindings that matches, each param the binding selects; the
+//! decisions folded into the API server's response.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use cel_k8s::KubeVersion;
+use cel_k8s::authz::{Authorizer, UserInfo as AuthzUser};
+use cel_k8s_schema::value::untyped;
+use serde_json::{Value as Json, json};
+
+use super::authz_rules::RulesAuthorizer;
+use super::environment::{AdmissionEnv, FixedBindings};
+use super::matching::{matches, selector_matches};
+use super::policy::{
+    Binding, FailurePolicy, MUTATING_BINDING, MUTATING_POLICY, MatchResources, ParamKind, Policy,
+    PolicyKind, VALIDATING_BINDING, VALIDATING_POLICY, read_binding, read_policy,
+};
+use super::request::{Gvk, Request, builtin_kind};
+use super::validating::{AnnotationResult, CompiledPolicy, Decision, match_conditions, validate};
+use crate::{Backend, Value};
+
+/// What a policy set is compiled with, besides its policies and bindings.
+#[derive(Clone, Debug)]
+pub struct PolicyInputs {
+    /// The Kubernetes compatibility version (default: the one the newest API server
+    /// described uses, one minor version below it).
+    pub version: Option<KubeVersion>,
+    /// How expressions run (default: native code).
+    pub backend: Backend,
+    /// The param objects bindings may select.
+    pub params: Vec<Json>,
+    /// The namespaces requests may be in (a namespace not given is taken to exist, with no
+    /// labels).
+    pub namespaces: Vec<Json>,
+    /// Whether kinds that are not built in are namespaced, by `apiVersion/Kind`
+    /// (`example.com/v1/Limits`), as a REST mapping would say.
+    pub scopes: HashMap<String, bool>,
+}
+
+impl Default for PolicyInputs {
+    fn default() -> PolicyInputs {
+        PolicyInputs {
+            version: None,
+            backend: Backend::Jit,
+            params: Vec::new(),
+            namespaces: Vec::new(),
+            scopes: HashMap::new(),
+        }
+    }
+}
+
+/// The status of a response (`metav1.Status`, the parts the API server fills).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Status {
+    /// HTTP code (200 when allowed).
+    pub code: u16,
+    /// Reason (`Invalid`, `Forbidden`; empty when allowed).
+    pub reason: String,
+    /// Message (empty when allowed).
+    pub message: String,
+}
+
+/// A policy and binding that applied to the request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Matched {
+    /// The policy's kind (`ValidatingAdmissionPolicy`).
+    pub kind: &'static str,
+    /// The policy.
+    pub policy: String,
+    /// The binding (`None` when only the policy matched, not any of its bindings).
+    pub binding: Option<String>,
+}
+
+/// What the API server answers.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Response {
+    /// Whether the request is admitted.
+    pub allowed: bool,
+    /// Why not.
+    pub status: Status,
+    /// Warnings returned to the client.
+    pub warnings: Vec<String>,
+    /// Audit annotations, by key (`policy/key`, and the API server's own such as
+    /// `validation.policy.admission.k8s.io/validation_failure`).
+    pub audit_annotations: BTreeMap<String, String>,
+    /// The object after the mutating policies (the request's object when none mutated it).
+    pub object: Option<Json>,
+    /// The policies and bindings that applied, in order.
+    pub matched: Vec<Matched>,
+}
+
+/// A policy set compiled once; `Send + Sync`, so one set admits requests from many threads.
+#[derive(Debug)]
+pub struct PolicySet {
+    env: AdmissionEnv,
+    policies: Vec<CompiledPolicy>,
+    bindings: Vec<Binding>,
+    params: Vec<Json>,
+    namespaces: HashMap<String, Json>,
+    scopes: HashMap<String, bool>,
+    problems: Vec<String>,
+    allow_all: Arc<RulesAuthorizer>,
+}
+
+/// The default compatibility version: one below the newest API server described.
+fn default_version() -> KubeVersion {
+    let n = KubeVersion::NEWEST;
+    KubeVersion::new(n.major, n.minor.saturating_sub(1))
+}
+
+impl PolicySet {
+    /// Compiles policies and bindings.
+    pub fn new(policies: Vec<Policy>, bindings: Vec<Binding>, inputs: &PolicyInputs) -> PolicySet {
+        let env = AdmissionEnv::new(inputs.version.unwrap_or_else(default_version), inputs.backend);
+        let policies: Vec<CompiledPolicy> = policies
+            .into_iter()
+            .map(|p| CompiledPolicy::compile(&env, p))
+            .collect();
+        let mut problems = Vec::new();
+        for b in &bindings {
+            let found = policies
+                .iter()
+                .any(|p| p.policy.name == b.policy_name && is_mutating(&p.policy) == b.mutating);
+            if !found {
+                problems.push(format!(
+                    "binding {:?} refers to policy {:?}, which does not exist: it has no effect",
+                    b.name, b.policy_name
+                ));
+            }
+        }
+        let namespaces = inputs
+            .namespaces
+            .iter()
+            .filter_map(|n| Some((meta(n, "name")?.to_string(), n.clone())))
+            .collect();
+        PolicySet {
+            env,
+            policies,
+            bindings,
+            params: inputs.params.clone(),
+            namespaces,
+            scopes: inputs.scopes.clone(),
+            problems,
+            allow_all: Arc::new(RulesAuthorizer::default()),
+        }
+    }
+
+    /// Reads and compiles policies and bindings given as Kubernetes objects (in any order);
+    /// every object that cannot be read is reported, by position and field.
+    pub fn from_json(objects: &[Json], inputs: &PolicyInputs) -> Result<PolicySet, Vec<String>> {
+        let (mut policies, mut bindings, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, o) in objects.iter().enumerate() {
+            let kind = o.get("kind").and_then(Json::as_str).unwrap_or("");
+            let r = match kind {
+                VALIDATING_POLICY | MUTATING_POLICY => read_policy(o).map(|p| policies.push(p)),
+                VALIDATING_BINDING | MUTATING_BINDING => read_binding(o).map(|b| bindings.push(b)),
+                other => Err(vec![format!("kind: Unsupported value: {other:?}")]),
+            };
+            if let Err(e) = r {
+                errors.extend(e.into_iter().map(|e| format!("[{i}]: {e}")));
+            }
+        }
+        if errors.is_empty() {
+            Ok(PolicySet::new(policies, bindings, inputs))
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// The policies, compiled.
+    pub fn policies(&self) -> &[CompiledPolicy] {
+        &self.policies
+    }
+
+    /// What is wrong with the set that the API server accepts silently (bindings of
+    /// policies that do not exist) and every expression that does not compile, with its
+    /// policy and field.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = self.problems.clone();
+        for p in &self.policies {
+            for e in p.compile_errors() {
+                out.push(format!("policy {:?}: {e}", p.policy.name));
+            }
+        }
+        out
+    }
+
+    /// The compatibility version expressions compile in.
+    pub fn version(&self) -> KubeVersion {
+        self.env.version()
+    }
+
+    /// Admits one request, as `authorizer` decides `authorizer` checks (everything allowed
+    /// when `None`).
+    pub fn admit(&self, request: &Request, authorizer: Option<Arc<dyn Authorizer>>) -> Response {
+        let authz: Arc<dyn Authorizer> =
+            authorizer.unwrap_or_else(|| self.allow_all.clone() as Arc<dyn Authorizer>);
+        let mut response = Response {
+            allowed: true,
+            status: Status {
+                code: 200,
+                ..Status::default()
+            },
+            object: request.object.clone(),
+            ..Response::default()
+        };
+        let mut request = request.clone();
+        if let Err(status) = super::mutating::dispatch(self, &mut request, &authz, &mut response) {
+            response.allowed = false;
+            response.status = status;
+            return response;
+        }
+        response.object = request.object.clone();
+        let mut v = Validating::default();
+        for p in self.policies.iter().filter(|p| !is_mutating(&p.policy)) {
+            self.validate_policy(p, &request, &authz, &mut v, &mut response);
+        }
+        v.finish(&request, &mut response);
+        response
+    }
+
+    /// The labels of the request's namespace, and its object for `namespaceObject`.
+    pub(crate) fn namespace_of(&self, r: &Request) -> (Vec<(String, String)>, Option<Json>) {
+        if r.namespace.is_empty() || (r.kind.group.is_empty() && r.kind.kind == "Namespace") {
+            return (Vec::new(), None);
+        }
+        let ns = self.namespaces.get(&r.namespace).cloned().unwrap_or_else(|| {
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": r.namespace}})
+        });
+        let labels = Request::labels_of(Some(&ns)).unwrap_or_default();
+        (labels, Some(ns))
+    }
+
+    /// Whether a policy or binding's match resources select the request.
+    pub(crate) fn selects(&self, m: Option<&MatchResources>, r: &Request) -> Result<bool, String> {
+        let Some(m) = m else { return Ok(true) };
+        let (labels, _) = self.namespace_of(r);
+        matches(m, r, Some(&labels))
+    }
+
+    /// The bindings of a policy.
+    pub(crate) fn bindings_of<'a>(&'a self, p: &'a Policy) -> impl Iterator<Item = &'a Binding> {
+        let mutating = is_mutating(p);
+        self.bindings
+            .iter()
+            .filter(move |b| b.policy_name == p.name && b.mutating == mutating)
+    }
+
+    /// The values every expression of one invocation reads.
+    pub(crate) fn fixed_bindings(
+        &self,
+        r: &Request,
+        param: Option<&Json>,
+        authz: &Arc<dyn Authorizer>,
+    ) -> FixedBindings {
+        let (_, namespace) = self.namespace_of(r);
+        let user = AuthzUser {
+            name: r.user.username.clone(),
+            uid: r.user.uid.clone(),
+            groups: r.user.groups.clone(),
+        };
+        let json_value = |j: Option<&Json>| j.map_or(Value::Null, untyped);
+        FixedBindings {
+            object: json_value(r.object.as_ref()),
+            old_object: json_value(r.old_object.as_ref()),
+            params: json_value(param),
+            request: self.env.request_value(&r.to_json(&r.resource, &r.kind)),
+            namespace: self.env.namespace_value(namespace.as_ref()),
+            authorizer: Some(cel_k8s::authz::authorizer_value(Some(user.clone()), authz.clone())),
+            request_resource: Some(cel_k8s::authz::request_resource_value(
+                Some(user),
+                authz.clone(),
+                &r.resource.group,
+                &r.resource.resource,
+                &r.sub_resource,
+                &r.namespace,
+                &r.name,
+            )),
+        }
+    }
+
+    /// The params a binding selects for a request (Kubernetes' `CollectParams`): `[None]`
+    /// when the policy or the binding has none.
+    pub(crate) fn collect_params(
+        &self,
+        kind: Option<&ParamKind>,
+        binding: &Binding,
+        namespace: &str,
+    ) -> Result<Vec<Option<Json>>, String> {
+        let (Some(kind), Some(pref)) = (kind, binding.param_ref.as_ref()) else {
+            return Ok(vec![None]);
+        };
+        let gvk = Gvk::from_api_version(&kind.api_version, &kind.kind);
+        let of_kind: Vec<&Json> = self
+            .params
+            .iter()
+            .filter(|p| {
+                let pk = Gvk::from_api_version(
+                    p.get("apiVersion").and_then(Json::as_str).unwrap_or(""),
+                    p.get("kind").and_then(Json::as_str).unwrap_or(""),
+                );
+                pk.group == gvk.group && pk.kind == gvk.kind
+            })
+            .collect();
+        let namespaced = builtin_kind(&gvk.group, &gvk.kind)
+            .map(|(_, n)| n)
+            .or_else(|| {
+                self.scopes
+                    .get(&format!("{}/{}", kind.api_version, kind.kind))
+                    .copied()
+            })
+            .or_else(|| {
+                (!of_kind.is_empty()).then(|| of_kind.iter().any(|p| meta(p, "namespace").is_some()))
+            })
+            .ok_or_else(|| format!("paramKind kind `{kind}` not known"))?;
+        let in_namespace = if namespaced {
+            let ns = if pref.namespace.is_empty() { namespace } else { &pref.namespace };
+            if ns.is_empty() {
+                return Err("cannot use namespaced paramRef in policy binding that matches cluster-scoped resources".into());
+            }
+            Some(ns.to_string())
+        } else {
+            if !pref.namespace.is_empty() {
+                return Err("paramRef.namespace must not be provided for a cluster-scoped `paramKind`".into());
+            }
+            None
+        };
+        let candidates = of_kind
+            .into_iter()
+            .filter(|p| in_namespace.as_deref().is_none_or(|ns| meta(p, "namespace") == Some(ns)));
+        let found: Vec<Option<Json>> = if !pref.name.is_empty() {
+            if pref.selector.is_some() {
+                return Err("paramRef.name and paramRef.selector are mutually exclusive".into());
+            }
+            candidates
+                .filter(|p| meta(p, "name") == Some(pref.name.as_str()))
+                .take(1)
+                .map(|p| Some(p.clone()))
+                .collect()
+        } else if let Some(s) = &pref.selector {
+            let mut out = Vec::new();
+            for p in candidates {
+                let labels = Request::labels_of(Some(p)).unwrap_or_default();
+                if selector_matches(s, &labels)? {
+                    out.push(Some(p.clone()));
+                }
+            }
+            out
+        } else {
+            return Err("one of name or selector must be provided".into());
+        };
+        if found.is_empty() && pref.deny_when_not_found {
+            return Err("no params found for policy binding with `Deny` parameterNotFoundAction".into());
+        }
+        Ok(found)
+    }
+
+    fn validate_policy(
+        &self,
+        p: &CompiledPolicy,
+        r: &Request,
+        authz: &Arc<dyn Authorizer>,
+        v: &mut Validating,
+        response: &mut Response,
+    ) {
+        let name = &p.policy.name;
+        match self.selects(p.policy.match_constraints.as_ref(), r) {
+            Err(e) => return v.config_error(p, None, e),
+            Ok(false) => return,
+            Ok(true) => {}
+        }
+        let mut annotations: Vec<(String, Vec<String>)> = Vec::new();
+        let mut any_binding = false;
+        for b in self.bindings_of(&p.policy) {
+            match self.selects(b.match_resources.as_ref(), r) {
+                Err(e) => {
+                    v.config_error(p, Some(b), e);
+                    continue;
+                }
+                Ok(false) => continue,
+                Ok(true) => {}
+            }
+            any_binding = true;
+            response.matched.push(Matched {
+                kind: VALIDATING_POLICY,
+                policy: name.clone(),
+                binding: Some(b.name.clone()),
+            });
+            let params = match self.collect_params(p.policy.param_kind.as_ref(), b, &r.namespace) {
+                Ok(ps) => ps,
+                Err(e) => {
+                    v.config_error(p, Some(b), e);
+                    continue;
+                }
+            };
+            for param in params {
+                let fixed = self.fixed_bindings(r, param.as_ref(), authz);
+                let result = match self.match_conditions_of(p, &fixed) {
+                    Ok(false) => continue,
+                    Ok(true) => validate(p, &fixed),
+                    Err(e) => super::validating::ValidateResult {
+                        decisions: vec![Decision {
+                            deny: p.fails_closed(),
+                            error: true,
+                            message: e,
+                            reason: String::new(),
+                        }],
+                        annotations: Vec::new(),
+                    },
+                };
+                v.record(p, b, result, &mut annotations);
+            }
+        }
+        if !any_binding && self.bindings_of(&p.policy).next().is_none() {
+            response.matched.push(Matched {
+                kind: VALIDATING_POLICY,
+                policy: name.clone(),
+                binding: None,
+            });
+        }
+        for (key, values) in annotations {
+            response
+                .audit_annotations
+                .insert(format!("{name}/{key}"), values.join(", "));
+        }
+    }
+
+    /// Match conditions see the request's own resource and no namespace object.
+    pub(crate) fn match_conditions_of(
+        &self,
+        p: &CompiledPolicy,
+        fixed: &FixedBindings,
+    ) -> Result<bool, String> {
+        let view = FixedBindings {
+            namespace: Value::Null,
+            ..fixed.clone()
+        };
+        match_conditions(p, &view)
+    }
+}
+
+fn meta<'j>(o: &'j Json, key: &str) -> Option<&'j str> {
+    o.get("metadata")?.get(key)?.as_str().filter(|s| !s.is_empty())
+}
+
+/// Whether a policy is a mutating one.
+pub(crate) fn is_mutating(p: &Policy) -> bool {
+    matches!(p.kind, PolicyKind::Mutating { .. })
+}
+
+/// The longest audit annotation value published.
+const MAX_AUDIT_ANNOTATION_VALUE_BYTES: usize = 10 * 1024;
+/// The most validation failures recorded in the audit annotation.
+const MAX_VALIDATION_FAILURES: usize = 50;
+
+/// What validating policies decided so far for one request.
+#[derive(Default)]
+struct Validating {
+    /// Denials: policy, binding, decision.
+    denied: Vec<(String, Option<String>, Decision)>,
+    warnings: Vec<String>,
+    failures: Vec<Json>,
+}
+
+impl Validating {
+    fn config_error(&mut self, p: &CompiledPolicy, b: Option<&Binding>, e: String) {
+        let message = match &p.policy.failure_policy {
+            FailurePolicy::Ignore => return,
+            FailurePolicy::Fail if b.is_none() => format!("failed to configure policy: {e}"),
+            FailurePolicy::Fail => format!("failed to configure binding: {e}"),
+            FailurePolicy::Other(f) => format!("unrecognized failure policy: '{f}'"),
+        };
+        self.denied.push((
+            p.policy.name.clone(),
+            b.map(|b| b.name.clone()),
+            Decision {
+                deny: true,
+                error: true,
+                message,
+                reason: String::new(),
+            },
+        ));
+    }
+
+    fn record(
+        &mut self,
+        p: &CompiledPolicy,
+        b: &Binding,
+        result: super::validating::ValidateResult,
+        annotations: &mut Vec<(String, Vec<String>)>,
+    ) {
+        let (policy, binding) = (&p.policy.name, &b.name);
+        for (i, d) in result.decisions.into_iter().enumerate() {
+            if !d.deny {
+                continue;
+            }
+            for action in &b.validation_actions {
+                match action.as_str() {
+                    "Deny" => self.denied.push((policy.clone(), Some(binding.clone()), d.clone())),
+                    "Audit" => self.failures.push(json!({
+                        "message": d.message,
+                        "policy": b.policy_name,
+                        "binding": binding,
+                        "expressionIndex": i,
+                        "validationActions": b.validation_actions,
+                    })),
+                    "Warn" => self.warnings.push(format!(
+                        "Validation failed for ValidatingAdmissionPolicy '{policy}' with binding '{binding}': {}",
+                        d.message
+                    )),
+                    _ => {}
+                }
+            }
+        }
+        for a in result.annotations {
+            match a {
+                AnnotationResult::Publish(key, mut value) => {
+                    truncate_at_char(&mut value, MAX_AUDIT_ANNOTATION_VALUE_BYTES);
+                    match annotations.iter_mut().find(|(k, _)| *k == key) {
+                        Some((_, vs)) if !vs.contains(&value) => vs.push(value),
+                        Some(_) => {}
+                        None => annotations.push((key, vec![value])),
+                    }
+                }
+                AnnotationResult::Error(message) => self.denied.push((
+                    policy.clone(),
+                    Some(binding.clone()),
+                    Decision {
+                        deny: true,
+                        error: true,
+                        message,
+                        reason: String::new(),
+                    },
+                )),
+            }
+        }
+    }
+
+    fn finish(mut self, r: &Request, response: &mut Response) {
+        response.warnings.append(&mut self.warnings);
+        if !self.failures.is_empty() {
+            self.failures.truncate(MAX_VALIDATION_FAILURES);
+            response.audit_annotations.insert(
+                "validation.policy.admission.k8s.io/validation_failure".into(),
+                Json::Array(self.failures).to_string(),
+            );
+        }
+        let Some((policy, binding, d)) = self.denied.into_iter().next() else {
+            return;
+        };
+        let why = match binding {
+            Some(b) => format!(
+                "ValidatingAdmissionPolicy '{policy}' with binding '{b}' denied request: {}",
+                d.message
+            ),
+            None => format!("ValidatingAdmissionPolicy '{policy}' denied request: {}", d.message),
+        };
+        let reason = if d.reason.is_empty() { "Invalid".to_string() } else { d.reason };
+        response.allowed = false;
+        response.status = Status {
+            code: reason_code(&reason),
+            reason,
+            message: forbidden_message(r, &why),
+        };
+    }
+}
+
+/// Cuts a string to at most `max` bytes, at a character boundary.
+fn truncate_at_char(s: &mut String, max: usize) {
+    if s.len() > max {
+        let mut end = max;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+    }
+}
+
+/// The HTTP code of a denial's reason (Kubernetes' `reasonToCode`).
+fn reason_code(reason: &str) -> u16 {
+    match reason {
+        "Forbidden" => 403,
+        "Unauthorized" => 401,
+        "RequestEntityTooLarge" => 413,
+        _ => 422,
+    }
+}
+
+/// `<resource> "<name>" is forbidden: <why>` (Kubernetes' `admission.NewForbidden`).
+pub(crate) fn forbidden_message(r: &Request, why: &str) -> String {
+    let resource = r.resource.group_resource();
+    if resource.is_empty() {
+        return format!("forbidden: {why}");
+    }
+    format!("{resource} {} is forbidden: {why}", go_quote(&r.display_name()))
+}
+
+/// A string quoted as Go's `%q` quotes it (for names, which are plain ASCII, JSON's
+/// quoting agrees).
+fn go_quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}

@@ -1,0 +1,58 @@
+//! Admission policies offline: ValidatingAdmissionPolicy and MutatingAdmissionPolicy with
+//! their bindings and params, evaluated against admission requests as the API server's
+//! admission plugins do (`k8s.io/apiserver/pkg/admission/plugin/policy/...` and
+//! `.../plugin/cel`), with the same verdicts, messages, warnings, audit annotations and
+//! costs.
+//!
+//! * [`PolicySet`]: policies, bindings, params and namespaces compiled once (native code by
+//!   default); then [`PolicySet::admit`] requests, from as many threads as you like.
+//! * [`environment`]: the variables and types expressions see, per Kubernetes version, the
+//!   lazily computed `variables`, the per-expression and per-pass cost limits.
+//! * [`policy`]: the policy and binding objects, read from JSON with errors at their fields.
+//! * [`matching`]: match constraints (resource rules, selectors); [`request`]: the request.
+//! * [`validating`] and [`mutating`]: what one policy does for one binding and param.
+//! * [`authz_rules`]: an authorizer written as rules, for `authorizer` checks offline.
+//!
+//! This module owns admission; it builds on [`crate::kubernetes::KubernetesEnv`], the
+//! schema object model (`cel-k8s-schema`) and the authz library (`cel-k8s`), and must not
+//! depend on the CRD validation module or on any command-line concern.
+//!
+//! ```
+//! use celerity::kubernetes::admission::{PolicySet, PolicyInputs, Operation, Request};
+//! use serde_json::json;
+//!
+//! let policy = json!({"apiVersion": "admissionregistration.k8s.io/v1",
+//!     "kind": "ValidatingAdmissionPolicy", "metadata": {"name": "replicas"},
+//!     "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": ["apps"],
+//!         "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["deployments"]}]},
+//!       "validations": [{"expression": "object.spec.replicas <= 5"}]}});
+//! let binding = json!({"apiVersion": "admissionregistration.k8s.io/v1",
+//!     "kind": "ValidatingAdmissionPolicyBinding", "metadata": {"name": "replicas"},
+//!     "spec": {"policyName": "replicas", "validationActions": ["Deny"]}});
+//! let set = PolicySet::from_json(&[policy, binding], &PolicyInputs::default()).unwrap();
+//! let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+//!     "metadata": {"name": "web", "namespace": "default"}, "spec": {"replicas": 10}});
+//! let request = Request::for_object(Operation::Create, Some(deployment), None, |_| None).unwrap();
+//! let response = set.admit(&request, None);
+//! assert!(!response.allowed);
+//! assert_eq!(response.status.message,
+//!     "deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy 'replicas' with binding \
+//!      'replicas' denied request: failed expression: object.spec.replicas <= 5");
+//! ```
+
+pub mod authz_rules;
+pub mod case;
+mod dispatch;
+pub mod environment;
+pub mod matching;
+pub mod mutating;
+pub mod policy;
+pub mod request;
+pub mod validating;
+
+pub use authz_rules::{AuthzRule, RulesAuthorizer};
+pub use case::{AdmissionCase, response_json};
+pub use dispatch::{Matched, PolicyInputs, PolicySet, Response, Status};
+pub use environment::{AdmissionEnv, PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
+pub use policy::{Binding, Policy, read_binding, read_policy};
+pub use request::{Gvk, Gvr, Operation, Request, UserInfo};
