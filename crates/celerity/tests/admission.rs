@@ -148,7 +148,7 @@ fn request_is_typed_so_typos_are_compile_errors() {
         "deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: compilation error: compilation failed: ERROR: <input>:1:8: undefined field 'namex'\n | request.namex == 'x'\n | .......^"
     );
     let ok = admit(json!({
-        "policies": [vap("p", json!({"matchConstraints": rules(), "failurePolicy": "Ignore",
+        "policies": [vap("p", json!({"matchConstraints": rules(),
             "validations": [{"expression": "request.operation == 'CREATE' && request.namespace == 'prod' && request.userInfo.username == 'alice' && namespaceObject.metadata.labels.env == 'prod'"}]}))],
         "bindings": [binding("b", "p", &["Deny"], json!({}))],
         "namespaces": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "prod", "labels": {"env": "prod"}}}],

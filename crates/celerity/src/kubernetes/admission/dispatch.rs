@@ -7,8 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use cel_k8s::KubeVersion;
-use cel_k8s::authz::{Authorizer, UserInfo as AuthzUser};
-use cel_k8s_schema::value::untyped;
+use cel_k8s::authz::Authorizer;
 use serde_json::{Value as Json, json};
 
 use super::authz_rules::RulesAuthorizer;
@@ -257,29 +256,7 @@ impl PolicySet {
         authz: &Arc<dyn Authorizer>,
     ) -> FixedBindings {
         let (_, namespace) = self.namespace_of(r);
-        let user = AuthzUser {
-            name: r.user.username.clone(),
-            uid: r.user.uid.clone(),
-            groups: r.user.groups.clone(),
-        };
-        let json_value = |j: Option<&Json>| j.map_or(Value::Null, untyped);
-        FixedBindings {
-            object: json_value(r.object.as_ref()),
-            old_object: json_value(r.old_object.as_ref()),
-            params: json_value(param),
-            request: self.env.request_value(&r.to_json(&r.resource, &r.kind)),
-            namespace: self.env.namespace_value(namespace.as_ref()),
-            authorizer: Some(cel_k8s::authz::authorizer_value(Some(user.clone()), authz.clone())),
-            request_resource: Some(cel_k8s::authz::request_resource_value(
-                Some(user),
-                authz.clone(),
-                &r.resource.group,
-                &r.resource.resource,
-                &r.sub_resource,
-                &r.namespace,
-                &r.name,
-            )),
-        }
+        self.env.bindings(r, param, namespace.as_ref(), Some(authz))
     }
 
     /// The params a binding selects for a request (Kubernetes' `CollectParams`): `[None]`

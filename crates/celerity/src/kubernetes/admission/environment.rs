@@ -168,6 +168,7 @@ pub struct AdmissionEnv {
     request: (DeclType, ValueModel),
     namespace: (DeclType, ValueModel),
     backend: Backend,
+    kind: ExpressionKind,
 }
 
 impl AdmissionEnv {
@@ -179,7 +180,15 @@ impl AdmissionEnv {
             request: typed(&request_schema(), REQUEST_TYPE),
             namespace: typed(&namespace_schema(), NAMESPACE_TYPE),
             backend,
+            kind: ExpressionKind::StoredExpressions,
         }
+    }
+
+    /// The same environment for new or stored expressions (the API server compiles
+    /// policies as stored expressions; its tests also use new ones).
+    pub fn with_expression_kind(mut self, kind: ExpressionKind) -> AdmissionEnv {
+        self.kind = kind;
+        self
     }
 
     /// The version.
@@ -205,9 +214,50 @@ impl AdmissionEnv {
         }
     }
 
+    /// The values an invocation's expressions read: the request's objects (as untyped
+    /// data, as Kubernetes converts unstructured objects), `params`, `request`,
+    /// `namespaceObject`, and the authorizer variables bound to `authz` as the request's
+    /// user (absent without an authorizer).
+    pub fn bindings(
+        &self,
+        r: &super::request::Request,
+        param: Option<&Json>,
+        namespace: Option<&Json>,
+        authz: Option<&Arc<dyn cel_k8s::authz::Authorizer>>,
+    ) -> FixedBindings {
+        let user = cel_k8s::authz::UserInfo {
+            name: r.user.username.clone(),
+            uid: r.user.uid.clone(),
+            groups: r.user.groups.clone(),
+        };
+        let data = |j: Option<&Json>| j.map_or(Value::Null, cel_k8s_schema::value::untyped);
+        FixedBindings {
+            object: data(r.object.as_ref()),
+            old_object: data(r.old_object.as_ref()),
+            params: data(param),
+            request: self.request_value(&r.to_json(&r.resource, &r.kind)),
+            namespace: self.namespace_value(namespace),
+            authorizer: authz
+                .map(|a| cel_k8s::authz::authorizer_value(Some(user.clone()), a.clone())),
+            request_resource: authz.map(|a| {
+                cel_k8s::authz::request_resource_value(
+                    Some(user.clone()),
+                    a.clone(),
+                    &r.resource.group,
+                    &r.resource.resource,
+                    &r.sub_resource,
+                    &r.namespace,
+                    &r.name,
+                )
+            }),
+        }
+    }
+
     /// The environment an expression compiles in, given the variables declared before it.
     pub fn env(&self, decls: Declarations, variables: &[(String, Type)]) -> Env {
-        let mut schema_types = SchemaTypes::new(&self.request.0);
+        // Kubernetes declares these types' fields by name, unescaped: `request.namespace`
+        // is a field even though `namespace` is a reserved word.
+        let mut schema_types = SchemaTypes::new(&self.request.0).with_keyword_field_names(true);
         schema_types.add(&self.namespace.0);
         let types = AdmissionTypes {
             schema_types,
@@ -215,7 +265,7 @@ impl AdmissionEnv {
             patch_types: decls.patch_types,
         };
         let mut b = KubernetesEnv::new(self.version)
-            .kind(ExpressionKind::StoredExpressions)
+            .kind(self.kind)
             .with_jsonpatch(decls.patch_types)
             .with_authorizer_variable(decls.authorizer)
             .builder()
