@@ -12,6 +12,9 @@
 //!   `per_call_limit` and `budget`. `expect`: `results` (one per condition, `{"value": V}`
 //!   or `{"error_contains": "..."}`), or `error_contains` for an error that stops the pass,
 //!   and optionally `remaining_budget`.
+//! * `"kind": "compile"` compiles one `expression` (`returns`: `bool`, the default, or
+//!   `string_or_null` as audit annotations) with `declarations`, `version` and
+//!   `expressions`; `expect` is `{"ok": true}` or `{"error_contains": "..."}`.
 //! * `"kind": "admit"` is a whole request (the `cel admit --batch` line format, under
 //!   `case`): `expect` holds the response fields to compare (`allowed`, `status` with any of
 //!   `code`, `reason`, `message`, `message_contains`, `warnings`, `audit_annotations`,
@@ -104,6 +107,7 @@ pub fn run(case: &Case, backend: Backend) -> Result<(), String> {
     match c.get("kind").and_then(Json::as_str) {
         Some("filter") => run_filter(c, &expect, backend),
         Some("admit") => run_admit(c, &expect, backend),
+        Some("compile") => run_compile(c, &expect, backend),
         other => Err(format!("unknown case kind {other:?}")),
     }
 }
@@ -188,7 +192,8 @@ fn filter_request(c: &Map<String, Json>) -> Result<Request, String> {
     })
 }
 
-fn run_filter(c: &Map<String, Json>, expect: &Json, backend: Backend) -> Result<(), String> {
+/// The environment and declarations a filter or compile case asks for.
+fn case_env(c: &Map<String, Json>, backend: Backend) -> Result<(AdmissionEnv, Declarations), String> {
     let version = match c.get("version").and_then(Json::as_str) {
         Some(v) => parse_version(v)?,
         None => {
@@ -208,6 +213,28 @@ fn run_filter(c: &Map<String, Json>, expect: &Json, backend: Backend) -> Result<
         authorizer: flag("authorizer"),
         patch_types: false,
     };
+    Ok((env, decls))
+}
+
+fn run_compile(c: &Map<String, Json>, expect: &Json, backend: Backend) -> Result<(), String> {
+    let (env, decls) = case_env(c, backend)?;
+    let returns = match c.get("returns").and_then(Json::as_str) {
+        Some("string_or_null") => ReturnTypes::OneOf(vec![Type::String, Type::Null]),
+        _ => ReturnTypes::OneOf(vec![Type::Bool]),
+    };
+    let e = env.env(decls, &[]);
+    let compiled = env.compile(&e, &string_field(c.get("expression")), &returns);
+    match (compiled.program, expect.get("error_contains").and_then(Json::as_str)) {
+        (Ok(_), None) => Ok(()),
+        (Err(e), Some(want)) if e.contains(want) => Ok(()),
+        (Err(e), None) => Err(format!("unexpected error: {e}")),
+        (Err(e), Some(want)) => Err(format!("error {e:?} does not contain {want:?}")),
+        (Ok(_), Some(want)) => Err(format!("compiled; want an error containing {want:?}")),
+    }
+}
+
+fn run_filter(c: &Map<String, Json>, expect: &Json, backend: Backend) -> Result<(), String> {
+    let (env, decls) = case_env(c, backend)?;
     let named: Vec<(String, String)> = c
         .get("variables")
         .and_then(Json::as_array)
