@@ -259,6 +259,30 @@ impl PolicySet {
         self.env.bindings(r, param, namespace.as_ref(), Some(authz))
     }
 
+    /// Whether a param kind is namespaced: built-in kinds as Kubernetes scopes them, others
+    /// as the host's scopes say, else as the params given of that kind are; a kind none of
+    /// these knows has no REST mapping, which makes the policy fail to configure.
+    pub(crate) fn param_scope(&self, kind: &ParamKind) -> Result<bool, String> {
+        let gvk = Gvk::from_api_version(&kind.api_version, &kind.kind);
+        if let Some((_, namespaced)) = builtin_kind(&gvk.group, &gvk.kind) {
+            return Ok(namespaced);
+        }
+        if let Some(n) = self.scopes.get(&format!("{}/{}", kind.api_version, kind.kind)) {
+            return Ok(*n);
+        }
+        let mut of_kind = self.params.iter().filter(|p| {
+            p.get("apiVersion").and_then(Json::as_str) == Some(kind.api_version.as_str())
+                && p.get("kind").and_then(Json::as_str) == Some(kind.kind.as_str())
+        });
+        match of_kind.next() {
+            Some(first) => Ok(meta(first, "namespace").is_some()),
+            None => Err(format!(
+                "failed to find resource referenced by paramKind: '{}/{}, Kind={}'",
+                gvk.group, gvk.version, gvk.kind
+            )),
+        }
+    }
+
     /// The params a binding selects for a request (Kubernetes' `CollectParams`): `[None]`
     /// when the policy or the binding has none.
     pub(crate) fn collect_params(
@@ -282,17 +306,7 @@ impl PolicySet {
                 pk.group == gvk.group && pk.kind == gvk.kind
             })
             .collect();
-        let namespaced = builtin_kind(&gvk.group, &gvk.kind)
-            .map(|(_, n)| n)
-            .or_else(|| {
-                self.scopes
-                    .get(&format!("{}/{}", kind.api_version, kind.kind))
-                    .copied()
-            })
-            .or_else(|| {
-                (!of_kind.is_empty()).then(|| of_kind.iter().any(|p| meta(p, "namespace").is_some()))
-            })
-            .ok_or_else(|| format!("paramKind kind `{kind}` not known"))?;
+        let namespaced = self.param_scope(kind)?;
         let in_namespace = if namespaced {
             let ns = if pref.namespace.is_empty() { namespace } else { &pref.namespace };
             if ns.is_empty() {
@@ -348,6 +362,9 @@ impl PolicySet {
             Err(e) => return v.config_error(p, None, e),
             Ok(false) => return,
             Ok(true) => {}
+        }
+        if let Some(Err(e)) = p.policy.param_kind.as_ref().map(|k| self.param_scope(k)) {
+            return v.config_error(p, None, e);
         }
         let mut annotations: Vec<(String, Vec<String>)> = Vec::new();
         let mut any_binding = false;

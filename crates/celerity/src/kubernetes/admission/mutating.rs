@@ -158,6 +158,10 @@ fn invocations<'a>(
             Ok(false) => continue,
             Ok(true) => {}
         }
+        if let Some(Err(e)) = p.policy.param_kind.as_ref().map(|k| set.param_scope(k)) {
+            errors.push(policy_error(p, None, format!("failed to configure policy: {e}"), ""));
+            continue;
+        }
         for b in set.bindings_of(&p.policy) {
             match set.selects(b.match_resources.as_ref(), r) {
                 Err(e) => {
