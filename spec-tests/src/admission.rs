@@ -270,12 +270,12 @@ fn run_filter(c: &Map<String, Json>, expect: &Json, backend: Backend) -> Result<
             RulesAuthorizer::from_json(rules).map_err(|e| e.join("; "))?,
         )),
     };
-    let fixed: FixedBindings = env.bindings(
-        &request,
-        c.get("params").filter(|v| !v.is_null()),
-        c.get("namespace_object").filter(|v| !v.is_null()),
-        authz.as_ref(),
-    );
+    let params = c
+        .get("params")
+        .filter(|v| !v.is_null())
+        .map_or(celerity::Value::Null, celerity::kubernetes::crd::schema::value::untyped);
+    let namespace = env.namespace_value(c.get("namespace_object").filter(|v| !v.is_null()));
+    let fixed: FixedBindings = env.bindings(&request, params, namespace, authz.as_ref());
     let bindings = Bindings::new(&fixed, &variables);
     let exprs: Vec<Option<&Compiled>> = compiled.iter().map(Some).collect();
     let budget = c

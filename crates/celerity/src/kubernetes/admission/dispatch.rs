@@ -10,6 +10,8 @@ use cel_k8s::KubeVersion;
 use cel_k8s::authz::Authorizer;
 use serde_json::{Value as Json, json};
 
+use cel_k8s_schema::value::untyped;
+
 use super::authz_rules::RulesAuthorizer;
 use super::environment::{AdmissionEnv, FixedBindings};
 use super::matching::{matches, selector_matches};
@@ -97,11 +99,28 @@ pub struct PolicySet {
     env: AdmissionEnv,
     policies: Vec<CompiledPolicy>,
     bindings: Vec<Binding>,
-    params: Vec<Json>,
-    namespaces: HashMap<String, Json>,
+    /// The params, with their values as expressions read them.
+    params: Vec<(Json, Value)>,
+    /// The namespaces given: their labels and `namespaceObject`.
+    namespaces: HashMap<String, Namespace>,
     scopes: HashMap<String, bool>,
     problems: Vec<String>,
     allow_all: Arc<RulesAuthorizer>,
+}
+
+/// A namespace as matching and expressions see it.
+#[derive(Clone, Debug)]
+struct Namespace {
+    labels: Arc<Vec<(String, String)>>,
+    value: Value,
+}
+
+/// What one request looks like to every policy: the values expressions read (with
+/// `params` null) and its namespace's labels. Built once per request, and again when a
+/// mutation changes the object.
+pub(crate) struct View {
+    pub(crate) fixed: FixedBindings,
+    labels: Arc<Vec<(String, String)>>,
 }
 
 /// The default compatibility version: one below the newest API server described.
@@ -133,13 +152,24 @@ impl PolicySet {
         let namespaces = inputs
             .namespaces
             .iter()
-            .filter_map(|n| Some((meta(n, "name")?.to_string(), n.clone())))
+            .filter_map(|n| {
+                let ns = Namespace {
+                    labels: Arc::new(Request::labels_of(Some(n)).unwrap_or_default()),
+                    value: env.namespace_value(Some(n)),
+                };
+                Some((meta(n, "name")?.to_string(), ns))
+            })
+            .collect();
+        let params = inputs
+            .params
+            .iter()
+            .map(|p| (p.clone(), untyped(p)))
             .collect();
         PolicySet {
             env,
             policies,
             bindings,
-            params: inputs.params.clone(),
+            params,
             namespaces,
             scopes: inputs.scopes.clone(),
             problems,
@@ -203,41 +233,72 @@ impl PolicySet {
                 code: 200,
                 ..Status::default()
             },
-            object: request.object.clone(),
             ..Response::default()
         };
-        let mut request = request.clone();
-        if let Err(status) = super::mutating::dispatch(self, &mut request, &authz, &mut response) {
-            response.allowed = false;
-            response.status = status;
-            return response;
-        }
+        let mutated = match super::mutating::dispatch(self, request, &authz, &mut response) {
+            Ok(m) => m,
+            Err(status) => {
+                response.allowed = false;
+                response.status = status;
+                return response;
+            }
+        };
+        let request = mutated.as_ref().unwrap_or(request);
         response.object = request.object.clone();
+        let view = self.view(request, &authz);
         let mut v = Validating::default();
         for p in self.policies.iter().filter(|p| !is_mutating(&p.policy)) {
-            self.validate_policy(p, &request, &authz, &mut v, &mut response);
+            self.validate_policy(p, request, &view, &mut v, &mut response);
         }
         v.finish(&request, &mut response);
         response
     }
 
-    /// The labels of the request's namespace, and its object for `namespaceObject`.
-    pub(crate) fn namespace_of(&self, r: &Request) -> (Vec<(String, String)>, Option<Json>) {
+    /// The request's namespace (none for cluster-scoped objects and Namespaces
+    /// themselves); a namespace not given is taken to exist, with no labels.
+    fn namespace_of(&self, r: &Request) -> Option<Namespace> {
         if r.namespace.is_empty() || (r.kind.group.is_empty() && r.kind.kind == "Namespace") {
-            return (Vec::new(), None);
+            return None;
         }
-        let ns = self.namespaces.get(&r.namespace).cloned().unwrap_or_else(|| {
-            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": r.namespace}})
-        });
-        let labels = Request::labels_of(Some(&ns)).unwrap_or_default();
-        (labels, Some(ns))
+        Some(self.namespaces.get(&r.namespace).cloned().unwrap_or_else(|| {
+            let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": r.namespace}});
+            Namespace {
+                labels: Arc::new(Vec::new()),
+                value: self.env.namespace_value(Some(&ns)),
+            }
+        }))
+    }
+
+    /// How the request looks to every policy.
+    pub(crate) fn view(&self, r: &Request, authz: &Arc<dyn Authorizer>) -> View {
+        let ns = self.namespace_of(r);
+        let (labels, value) = match ns {
+            Some(n) => (n.labels, n.value),
+            None => (Arc::new(Vec::new()), Value::Null),
+        };
+        View {
+            fixed: self.env.bindings(r, Value::Null, value, Some(authz)),
+            labels,
+        }
     }
 
     /// Whether a policy or binding's match resources select the request.
-    pub(crate) fn selects(&self, m: Option<&MatchResources>, r: &Request) -> Result<bool, String> {
+    pub(crate) fn selects(
+        &self,
+        m: Option<&MatchResources>,
+        r: &Request,
+        view: &View,
+    ) -> Result<bool, String> {
         let Some(m) = m else { return Ok(true) };
-        let (labels, _) = self.namespace_of(r);
-        matches(m, r, Some(&labels))
+        matches(m, r, Some(&view.labels))
+    }
+
+    /// The values an invocation's expressions read, with its param.
+    pub(crate) fn fixed_bindings(&self, view: &View, param: Option<usize>) -> FixedBindings {
+        FixedBindings {
+            params: param.map_or(Value::Null, |i| self.params[i].1.clone()),
+            ..view.fixed.clone()
+        }
     }
 
     /// The bindings of a policy.
@@ -246,17 +307,6 @@ impl PolicySet {
         self.bindings
             .iter()
             .filter(move |b| b.policy_name == p.name && b.mutating == mutating)
-    }
-
-    /// The values every expression of one invocation reads.
-    pub(crate) fn fixed_bindings(
-        &self,
-        r: &Request,
-        param: Option<&Json>,
-        authz: &Arc<dyn Authorizer>,
-    ) -> FixedBindings {
-        let (_, namespace) = self.namespace_of(r);
-        self.env.bindings(r, param, namespace.as_ref(), Some(authz))
     }
 
     /// Whether a param kind is namespaced: built-in kinds as Kubernetes scopes them, others
@@ -270,7 +320,7 @@ impl PolicySet {
         if let Some(n) = self.scopes.get(&format!("{}/{}", kind.api_version, kind.kind)) {
             return Ok(*n);
         }
-        let mut of_kind = self.params.iter().filter(|p| {
+        let mut of_kind = self.params.iter().map(|(p, _)| p).filter(|p| {
             p.get("apiVersion").and_then(Json::as_str) == Some(kind.api_version.as_str())
                 && p.get("kind").and_then(Json::as_str) == Some(kind.kind.as_str())
         });
@@ -283,22 +333,25 @@ impl PolicySet {
         }
     }
 
-    /// The params a binding selects for a request (Kubernetes' `CollectParams`): `[None]`
+    /// The params a binding selects for a request (Kubernetes' `CollectParams`), by
+    /// position: `[None]`
     /// when the policy or the binding has none.
     pub(crate) fn collect_params(
         &self,
         kind: Option<&ParamKind>,
         binding: &Binding,
         namespace: &str,
-    ) -> Result<Vec<Option<Json>>, String> {
+    ) -> Result<Vec<Option<usize>>, String> {
         let (Some(kind), Some(pref)) = (kind, binding.param_ref.as_ref()) else {
             return Ok(vec![None]);
         };
         let gvk = Gvk::from_api_version(&kind.api_version, &kind.kind);
-        let of_kind: Vec<&Json> = self
+        let of_kind: Vec<(usize, &Json)> = self
             .params
             .iter()
-            .filter(|p| {
+            .map(|(p, _)| p)
+            .enumerate()
+            .filter(|(_, p)| {
                 let pk = Gvk::from_api_version(
                     p.get("apiVersion").and_then(Json::as_str).unwrap_or(""),
                     p.get("kind").and_then(Json::as_str).unwrap_or(""),
@@ -319,24 +372,26 @@ impl PolicySet {
             }
             None
         };
-        let candidates = of_kind
-            .into_iter()
-            .filter(|p| in_namespace.as_deref().is_none_or(|ns| meta(p, "namespace") == Some(ns)));
-        let found: Vec<Option<Json>> = if !pref.name.is_empty() {
+        let candidates = of_kind.into_iter().filter(|(_, p)| {
+            in_namespace
+                .as_deref()
+                .is_none_or(|ns| meta(p, "namespace") == Some(ns))
+        });
+        let found: Vec<Option<usize>> = if !pref.name.is_empty() {
             if pref.selector.is_some() {
                 return Err("paramRef.name and paramRef.selector are mutually exclusive".into());
             }
             candidates
-                .filter(|p| meta(p, "name") == Some(pref.name.as_str()))
+                .filter(|(_, p)| meta(p, "name") == Some(pref.name.as_str()))
                 .take(1)
-                .map(|p| Some(p.clone()))
+                .map(|(i, _)| Some(i))
                 .collect()
         } else if let Some(s) = &pref.selector {
             let mut out = Vec::new();
-            for p in candidates {
+            for (i, p) in candidates {
                 let labels = Request::labels_of(Some(p)).unwrap_or_default();
                 if selector_matches(s, &labels)? {
-                    out.push(Some(p.clone()));
+                    out.push(Some(i));
                 }
             }
             out
@@ -353,12 +408,12 @@ impl PolicySet {
         &self,
         p: &CompiledPolicy,
         r: &Request,
-        authz: &Arc<dyn Authorizer>,
+        view: &View,
         v: &mut Validating,
         response: &mut Response,
     ) {
         let name = &p.policy.name;
-        match self.selects(p.policy.match_constraints.as_ref(), r) {
+        match self.selects(p.policy.match_constraints.as_ref(), r, view) {
             Err(e) => return v.config_error(p, None, e),
             Ok(false) => return,
             Ok(true) => {}
@@ -369,7 +424,7 @@ impl PolicySet {
         let mut annotations: Vec<(String, Vec<String>)> = Vec::new();
         let mut any_binding = false;
         for b in self.bindings_of(&p.policy) {
-            match self.selects(b.match_resources.as_ref(), r) {
+            match self.selects(b.match_resources.as_ref(), r, view) {
                 Err(e) => {
                     v.config_error(p, Some(b), e);
                     continue;
@@ -391,7 +446,7 @@ impl PolicySet {
                 }
             };
             for param in params {
-                let fixed = self.fixed_bindings(r, param.as_ref(), authz);
+                let fixed = self.fixed_bindings(view, param);
                 let result = match self.match_conditions_of(p, &fixed) {
                     Ok(false) => continue,
                     Ok(true) => validate(p, &fixed),

@@ -216,13 +216,13 @@ impl AdmissionEnv {
 
     /// The values an invocation's expressions read: the request's objects (as untyped
     /// data, as Kubernetes converts unstructured objects), `params`, `request`,
-    /// `namespaceObject`, and the authorizer variables bound to `authz` as the request's
-    /// user (absent without an authorizer).
+    /// `namespaceObject` (see [`AdmissionEnv::namespace_value`]), and the authorizer
+    /// variables bound to `authz` as the request's user (absent without an authorizer).
     pub fn bindings(
         &self,
         r: &super::request::Request,
-        param: Option<&Json>,
-        namespace: Option<&Json>,
+        params: Value,
+        namespace: Value,
         authz: Option<&Arc<dyn cel_k8s::authz::Authorizer>>,
     ) -> FixedBindings {
         let user = cel_k8s::authz::UserInfo {
@@ -234,9 +234,9 @@ impl AdmissionEnv {
         FixedBindings {
             object: data(r.object.as_ref()),
             old_object: data(r.old_object.as_ref()),
-            params: data(param),
+            params,
             request: self.request_value(&r.to_json(&r.resource, &r.kind)),
-            namespace: self.namespace_value(namespace),
+            namespace,
             authorizer: authz
                 .map(|a| cel_k8s::authz::authorizer_value(Some(user.clone()), a.clone())),
             request_resource: authz.map(|a| {

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use cel_k8s::authz::Authorizer;
 use serde_json::{Map, Value as Json};
 
-use super::dispatch::{Matched, PolicySet, Response, Status, is_mutating};
+use super::dispatch::{Matched, PolicySet, Response, Status, View, is_mutating};
 use super::environment::{
     AdmissionEnv, Bindings, Compiled, Evaluation, RUNTIME_COST_BUDGET, ReturnTypes, evaluate_all,
 };
@@ -74,7 +74,8 @@ pub(crate) fn compile_mutation(env: &AdmissionEnv, e: &Env, m: &Mutation) -> Com
 struct Invocation<'a> {
     policy: &'a CompiledPolicy,
     binding: &'a Binding,
-    param: Option<Json>,
+    /// The param, by position in the set's params.
+    param: Option<usize>,
 }
 
 /// A policy error (Kubernetes' `PolicyError`): its message and status reason.
@@ -99,24 +100,28 @@ fn policy_error(p: &CompiledPolicy, b: Option<&Binding>, e: String, reason: &'st
     }
 }
 
-/// Runs the mutating policies on the request, updating its object; the status when they
-/// deny it.
+/// Runs the mutating policies on the request: the request with its object mutated (`None`
+/// when no policy applied), or the status when they deny it.
 pub(crate) fn dispatch(
     set: &PolicySet,
-    request: &mut Request,
+    request: &Request,
     authz: &Arc<dyn Authorizer>,
     response: &mut Response,
-) -> Result<(), Status> {
+) -> Result<Option<Request>, Status> {
+    if !set.policies().iter().any(|p| is_mutating(&p.policy)) {
+        return Ok(None);
+    }
     let mut errors = Vec::new();
-    let invocations = invocations(set, request, &mut errors, response);
+    let mut view = set.view(request, authz);
+    let invocations = invocations(set, request, &view, &mut errors, response);
+    if invocations.is_empty() && errors.is_empty() {
+        return Ok(None);
+    }
+    let mut request = request.clone();
     let mut reinvocable = Vec::new();
     let mut changed = false;
     for inv in &invocations {
-        let before = request.object.clone();
-        run(set, inv, request, authz, &mut errors);
-        if request.object != before {
-            changed = true;
-        }
+        changed |= run(set, inv, &mut request, &mut view, authz, &mut errors);
         if matches!(inv.policy.policy.kind, PolicyKind::Mutating { reinvoke: true, .. }) {
             reinvocable.push(inv);
         }
@@ -125,14 +130,14 @@ pub(crate) fn dispatch(
     // after them (a later policy changed it).
     if changed {
         for inv in reinvocable {
-            run(set, inv, request, authz, &mut errors);
+            run(set, inv, &mut request, &mut view, authz, &mut errors);
         }
     }
     let mut failing = errors
         .into_iter()
         .filter(|e| e.failure_policy != FailurePolicy::Ignore);
     match failing.next() {
-        None => Ok(()),
+        None => Ok(Some(request)),
         Some(first) => Err(Status {
             code: 403,
             reason: if first.reason.is_empty() { "Forbidden" } else { first.reason }.to_string(),
@@ -145,12 +150,13 @@ pub(crate) fn dispatch(
 fn invocations<'a>(
     set: &'a PolicySet,
     r: &Request,
+    view: &View,
     errors: &mut Vec<PolicyError>,
     response: &mut Response,
 ) -> Vec<Invocation<'a>> {
     let mut out = Vec::new();
     for p in set.policies().iter().filter(|p| is_mutating(&p.policy)) {
-        match set.selects(p.policy.match_constraints.as_ref(), r) {
+        match set.selects(p.policy.match_constraints.as_ref(), r, view) {
             Err(e) => {
                 errors.push(policy_error(p, None, format!("failed to configure policy: {e}"), ""));
                 continue;
@@ -163,7 +169,7 @@ fn invocations<'a>(
             continue;
         }
         for b in set.bindings_of(&p.policy) {
-            match set.selects(b.match_resources.as_ref(), r) {
+            match set.selects(b.match_resources.as_ref(), r, view) {
                 Err(e) => {
                     errors.push(policy_error(p, Some(b), format!("failed to configure binding: {e}"), ""));
                     continue;
@@ -189,48 +195,54 @@ fn invocations<'a>(
     out
 }
 
-/// Runs one invocation's mutations on the request's object.
+/// Runs one invocation's mutations on the request's object; whether they changed it.
 fn run(
     set: &PolicySet,
     inv: &Invocation<'_>,
     request: &mut Request,
+    view: &mut View,
     authz: &Arc<dyn Authorizer>,
     errors: &mut Vec<PolicyError>,
-) {
+) -> bool {
     let p = inv.policy;
-    let fixed = set.fixed_bindings(request, inv.param.as_ref(), authz);
-    match set.match_conditions_of(p, &fixed) {
+    match set.match_conditions_of(p, &set.fixed_bindings(view, inv.param)) {
         Ok(true) => {}
-        Ok(false) => return,
+        Ok(false) => return false,
         Err(e) => {
             errors.push(policy_error(p, Some(inv.binding), e, "Invalid"));
-            return;
+            return false;
         }
     }
     let PolicyKind::Mutating { mutations, .. } = &p.policy.kind else {
-        return;
+        return false;
     };
+    let mut changed = false;
     for (m, compiled) in mutations.iter().zip(&p.mutations) {
-        let Some(object) = request.object.clone() else {
+        if request.object.is_none() {
             continue;
-        };
+        }
         // Each mutation sees the object as the ones before it left it.
-        let fixed = set.fixed_bindings(request, inv.param.as_ref(), authz);
-        match mutate(p, &fixed, m, compiled, object) {
-            Ok(o) => request.object = Some(o),
+        match mutate(p, &set.fixed_bindings(view, inv.param), m, compiled, request.object.as_ref()) {
+            Ok(Some(o)) => {
+                request.object = Some(o);
+                *view = set.view(request, authz);
+                changed = true;
+            }
+            Ok(None) => {}
             Err(e) => errors.push(policy_error(p, Some(inv.binding), e, "Invalid")),
         }
     }
+    changed
 }
 
-/// Applies one mutation to `object`.
+/// Applies one mutation to `object`: the new object, or `None` when it did not change.
 fn mutate(
     p: &CompiledPolicy,
     fixed: &super::environment::FixedBindings,
     m: &Mutation,
     compiled: &Compiled,
-    object: Json,
-) -> Result<Json, String> {
+    object: Option<&Json>,
+) -> Result<Option<Json>, String> {
     if let Err(e) = &compiled.program {
         return Err(e.clone());
     }
@@ -239,11 +251,14 @@ fn mutate(
     let value = match results.pop().flatten() {
         Some(Evaluation::Value(v)) => v,
         Some(Evaluation::Error(e)) => return Err(e),
-        None => return Ok(object),
+        None => return Ok(None),
+    };
+    let Some(object) = object else {
+        return Ok(None);
     };
     let json = crate::value_to_json(&value).map_err(|e| e.to_string())?;
-    match m {
-        Mutation::JsonPatch(_) => apply_json_patch(object, &json),
+    let new = match m {
+        Mutation::JsonPatch(_) => apply_json_patch(object, &json)?,
         Mutation::ApplyConfiguration(_) => {
             let Json::Object(patch) = json else {
                 return Err(format!(
@@ -251,11 +266,12 @@ fn mutate(
                     value.type_name()
                 ));
             };
-            let mut out = object;
+            let mut out = object.clone();
             apply_configuration(&mut out, patch);
-            Ok(out)
+            out
         }
-    }
+    };
+    Ok((new != *object).then_some(new))
 }
 
 /// A JSON Patch error, as the patch library words it.
@@ -264,7 +280,7 @@ fn missing(what: String) -> String {
 }
 
 /// Applies a list of `JSONPatch` operations (as JSON maps) to `doc`.
-pub fn apply_json_patch(doc: Json, ops: &Json) -> Result<Json, String> {
+pub fn apply_json_patch(doc: &Json, ops: &Json) -> Result<Json, String> {
     let Some(ops) = ops.as_array() else {
         return Err("type mismatch: JSONPatchType.expression should evaluate to array".into());
     };
@@ -304,7 +320,7 @@ pub fn apply_json_patch(doc: Json, ops: &Json) -> Result<Json, String> {
             "test" => {
                 // A failed test leaves the object as it was.
                 if get(&out, &path) != Some(&value) && !(value.is_null() && get(&out, &path).is_none()) {
-                    return Ok(doc);
+                    return Ok(doc.clone());
                 }
             }
             other => return Err(format!("JSON Patch: Unexpected kind: {other}")),
@@ -503,15 +519,15 @@ mod tests {
             {"op": "remove", "path": "/metadata/labels/x"},
         ]);
         assert_eq!(
-            apply_json_patch(doc.clone(), &ops).unwrap(),
+            apply_json_patch(&doc, &ops).unwrap(),
             json!({"metadata": {"labels": {"y": "2"}}, "spec": {"c": [{"name": "b"}, {"name": "a"}]}})
         );
         let failed_test = json!([{"op": "test", "path": "/metadata/labels/x", "value": "9"},
             {"op": "remove", "path": "/metadata"}]);
-        assert_eq!(apply_json_patch(doc.clone(), &failed_test).unwrap(), doc);
+        assert_eq!(apply_json_patch(&doc, &failed_test).unwrap(), doc);
         let bad = json!([{"op": "replace", "path": "/spec/c/-", "value": 1}]);
         assert_eq!(
-            apply_json_patch(doc, &bad).unwrap_err(),
+            apply_json_patch(&doc, &bad).unwrap_err(),
             "JSON Patch: replace operation does not apply: doc is missing key: /spec/c/-: missing value"
         );
     }
