@@ -23,7 +23,10 @@ use serde_json::{Value as Json, json};
 const REQUESTS: usize = 10_000;
 
 fn example(file: &str) -> Vec<Json> {
-    let path = format!("{}/../examples/admission/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../examples/admission/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(&path).expect("the example");
     serde_saphyr::from_multiple(&text).expect("valid YAML")
 }

@@ -78,7 +78,11 @@ pub fn load(dir: &Path) -> Result<Vec<Case>, String> {
     let mut out = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
-        let file = f.file_stem().and_then(|s| s.to_str()).unwrap_or("").to_string();
+        let file = f
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("")
+            .to_string();
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
@@ -137,7 +141,10 @@ fn run_admit(c: &Map<String, Json>, expect: &Json, backend: Backend) -> Result<(
                 }
             }
         } else if got.get(k) != Some(want) {
-            return Err(format!("{k}: got {}, want {want}", got.get(k).unwrap_or(&Json::Null)));
+            return Err(format!(
+                "{k}: got {}, want {want}",
+                got.get(k).unwrap_or(&Json::Null)
+            ));
         }
     }
     Ok(())
@@ -169,7 +176,11 @@ fn filter_request(c: &Map<String, Json>) -> Result<Request, String> {
             .parse::<Operation>()?,
         object: c.get("object").filter(|v| !v.is_null()).cloned(),
         old_object: c.get("old_object").filter(|v| !v.is_null()).cloned(),
-        kind: Gvk { group, version, kind },
+        kind: Gvk {
+            group,
+            version,
+            kind,
+        },
         resource: Gvr {
             group: rg,
             version: rv,
@@ -183,7 +194,11 @@ fn filter_request(c: &Map<String, Json>) -> Result<Request, String> {
             groups: user
                 .and_then(|u| u.get("groups"))
                 .and_then(Json::as_array)
-                .map(|g| g.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+                .map(|g| {
+                    g.iter()
+                        .filter_map(|x| x.as_str().map(str::to_string))
+                        .collect()
+                })
                 .unwrap_or_default(),
             ..UserInfo::default()
         },
@@ -193,7 +208,10 @@ fn filter_request(c: &Map<String, Json>) -> Result<Request, String> {
 }
 
 /// The environment and declarations a filter or compile case asks for.
-fn case_env(c: &Map<String, Json>, backend: Backend) -> Result<(AdmissionEnv, Declarations), String> {
+fn case_env(
+    c: &Map<String, Json>,
+    backend: Backend,
+) -> Result<(AdmissionEnv, Declarations), String> {
     let version = match c.get("version").and_then(Json::as_str) {
         Some(v) => parse_version(v)?,
         None => {
@@ -207,7 +225,11 @@ fn case_env(c: &Map<String, Json>, backend: Backend) -> Result<(AdmissionEnv, De
     };
     let env = AdmissionEnv::new(version, backend).with_expression_kind(kind);
     let d = c.get("declarations");
-    let flag = |k: &str| d.and_then(|d| d.get(k)).and_then(Json::as_bool).unwrap_or(false);
+    let flag = |k: &str| {
+        d.and_then(|d| d.get(k))
+            .and_then(Json::as_bool)
+            .unwrap_or(false)
+    };
     let decls = Declarations {
         params: flag("params"),
         authorizer: flag("authorizer"),
@@ -224,7 +246,10 @@ fn run_compile(c: &Map<String, Json>, expect: &Json, backend: Backend) -> Result
     };
     let e = env.env(decls, &[]);
     let compiled = env.compile(&e, &string_field(c.get("expression")), &returns);
-    match (compiled.program, expect.get("error_contains").and_then(Json::as_str)) {
+    match (
+        compiled.program,
+        expect.get("error_contains").and_then(Json::as_str),
+    ) {
         (Ok(_), None) => Ok(()),
         (Err(e), Some(want)) if e.contains(want) => Ok(()),
         (Err(e), None) => Err(format!("unexpected error: {e}")),
@@ -240,7 +265,12 @@ fn run_filter(c: &Map<String, Json>, expect: &Json, backend: Backend) -> Result<
         .and_then(Json::as_array)
         .into_iter()
         .flatten()
-        .map(|v| (string_field(v.get("name")), string_field(v.get("expression"))))
+        .map(|v| {
+            (
+                string_field(v.get("name")),
+                string_field(v.get("expression")),
+            )
+        })
         .collect();
     let (vars, declared) = env.compile_variables(decls, &named);
     let variables: Vec<(Arc<str>, Compiled)> = vars
@@ -256,7 +286,11 @@ fn run_filter(c: &Map<String, Json>, expect: &Json, backend: Backend) -> Result<
         .into_iter()
         .flatten()
         .map(|x| {
-            let mut k = env.compile(&expr_env, x.as_str().unwrap_or(""), &ReturnTypes::OneOf(vec![Type::Bool]));
+            let mut k = env.compile(
+                &expr_env,
+                x.as_str().unwrap_or(""),
+                &ReturnTypes::OneOf(vec![Type::Bool]),
+            );
             if let (Some(l), Ok(p)) = (limit, &k.program) {
                 k.program = Ok(p.clone().with_cost_limit(Some(l)));
             }
@@ -270,10 +304,10 @@ fn run_filter(c: &Map<String, Json>, expect: &Json, backend: Backend) -> Result<
             RulesAuthorizer::from_json(rules).map_err(|e| e.join("; "))?,
         )),
     };
-    let params = c
-        .get("params")
-        .filter(|v| !v.is_null())
-        .map_or(celerity::Value::Null, celerity::kubernetes::crd::schema::value::untyped);
+    let params = c.get("params").filter(|v| !v.is_null()).map_or(
+        celerity::Value::Null,
+        celerity::kubernetes::crd::schema::value::untyped,
+    );
     let namespace = env.namespace_value(c.get("namespace_object").filter(|v| !v.is_null()));
     let fixed: FixedBindings = env.bindings(&request, params, namespace, authz.as_ref());
     let bindings = Bindings::new(&fixed, &variables);
@@ -303,12 +337,20 @@ fn compare_filter(
     {
         return Err(format!("remaining budget {remaining}, want {want}"));
     }
-    let wants = expect.get("results").and_then(Json::as_array).cloned().unwrap_or_default();
+    let wants = expect
+        .get("results")
+        .and_then(Json::as_array)
+        .cloned()
+        .unwrap_or_default();
     if !wants.is_empty() && wants.len() != results.len() {
         return Err(format!("{} results, want {}", results.len(), wants.len()));
     }
     for (i, (got, want)) in results.iter().zip(&wants).enumerate() {
-        match (got, want.get("value"), want.get("error_contains").and_then(Json::as_str)) {
+        match (
+            got,
+            want.get("value"),
+            want.get("error_contains").and_then(Json::as_str),
+        ) {
             (Some(Evaluation::Value(v)), Some(w), _) => {
                 let v = value_to_json(v).map_err(|e| e.to_string())?;
                 if v != *w {

@@ -38,7 +38,10 @@ fn kubernetes_admission_cases_pass_or_are_known_failures() {
         let native = admission::run(c, Backend::Jit);
         let interpreted = admission::run(c, Backend::Interpreter);
         if native.is_ok() != interpreted.is_ok() {
-            problems.push(format!("{}: the backends disagree: {native:?} / {interpreted:?}", c.id()));
+            problems.push(format!(
+                "{}: the backends disagree: {native:?} / {interpreted:?}",
+                c.id()
+            ));
         }
         let source = c.source().split(' ').next().unwrap_or("").to_string();
         let entry = by_source.entry(source).or_default();
@@ -65,14 +68,52 @@ fn each_check_can_fail() {
     };
     let filter = |conditions: serde_json::Value, expect: serde_json::Value| {
         admission::run(
-            &case(serde_json::json!({"kind": "filter", "conditions": conditions, "object": {"a": 1}, "expect": expect})),
+            &case(
+                serde_json::json!({"kind": "filter", "conditions": conditions, "object": {"a": 1}, "expect": expect}),
+            ),
             Backend::Interpreter,
         )
     };
-    assert!(filter(serde_json::json!(["object.a == 1"]), serde_json::json!({"results": [{"value": true}]})).is_ok());
-    assert!(filter(serde_json::json!(["object.a == 2"]), serde_json::json!({"results": [{"value": true}]})).is_err());
-    assert!(filter(serde_json::json!(["object.b == 2"]), serde_json::json!({"results": [{"error_contains": "no such key: b"}]})).is_ok());
-    assert!(filter(serde_json::json!(["object.b == 2"]), serde_json::json!({"results": [{"error_contains": "other"}]})).is_err());
-    assert!(filter(serde_json::json!(["object.a == 1"]), serde_json::json!({"remaining_budget": 2})).is_err());
-    assert!(filter(serde_json::json!(["object.a == 1"]), serde_json::json!({"error_contains": "budget"})).is_err());
+    assert!(
+        filter(
+            serde_json::json!(["object.a == 1"]),
+            serde_json::json!({"results": [{"value": true}]})
+        )
+        .is_ok()
+    );
+    assert!(
+        filter(
+            serde_json::json!(["object.a == 2"]),
+            serde_json::json!({"results": [{"value": true}]})
+        )
+        .is_err()
+    );
+    assert!(
+        filter(
+            serde_json::json!(["object.b == 2"]),
+            serde_json::json!({"results": [{"error_contains": "no such key: b"}]})
+        )
+        .is_ok()
+    );
+    assert!(
+        filter(
+            serde_json::json!(["object.b == 2"]),
+            serde_json::json!({"results": [{"error_contains": "other"}]})
+        )
+        .is_err()
+    );
+    assert!(
+        filter(
+            serde_json::json!(["object.a == 1"]),
+            serde_json::json!({"remaining_budget": 2})
+        )
+        .is_err()
+    );
+    assert!(
+        filter(
+            serde_json::json!(["object.a == 1"]),
+            serde_json::json!({"error_contains": "budget"})
+        )
+        .is_err()
+    );
 }

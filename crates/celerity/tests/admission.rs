@@ -29,7 +29,9 @@ fn deployment(replicas: i64) -> Json {
 fn admit(case: Json) -> Response {
     let case = case.as_object().unwrap().clone();
     let native = AdmissionCase::from_json(&case, Backend::Jit).unwrap().run();
-    let interpreted = AdmissionCase::from_json(&case, Backend::Interpreter).unwrap().run();
+    let interpreted = AdmissionCase::from_json(&case, Backend::Interpreter)
+        .unwrap()
+        .run();
     assert_eq!(native, interpreted, "the backends disagree");
     native
 }
@@ -91,15 +93,20 @@ fn warn_and_audit_actions_do_not_deny() {
 
 #[test]
 fn params_are_selected_by_reference_and_missing_ones_deny_when_asked() {
-    let policy = vap("p", json!({"matchConstraints": rules(),
+    let policy = vap(
+        "p",
+        json!({"matchConstraints": rules(),
         "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
-        "validations": [{"expression": "object.spec.replicas <= int(params.data.max)"}]}));
+        "validations": [{"expression": "object.spec.replicas <= int(params.data.max)"}]}),
+    );
     let params = json!([{"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "limits", "namespace": "prod"}, "data": {"max": "3"}}]);
     let with_ref = |pref: Json| {
-        admit(json!({"policies": [policy.clone()], "params": params.clone(),
+        admit(
+            json!({"policies": [policy.clone()], "params": params.clone(),
             "bindings": [binding("b", "p", &["Deny"], json!({"paramRef": pref}))],
-            "object": deployment(4)}))
+            "object": deployment(4)}),
+        )
     };
     assert!(!with_ref(json!({"name": "limits"})).allowed);
     assert!(with_ref(json!({"name": "other", "parameterNotFoundAction": "Allow"})).allowed);
@@ -114,10 +121,13 @@ fn params_are_selected_by_reference_and_missing_ones_deny_when_asked() {
 #[test]
 fn variables_are_computed_once_and_only_when_read() {
     let policy = |validation: &str| {
-        vap("p", json!({"matchConstraints": rules(),
+        vap(
+            "p",
+            json!({"matchConstraints": rules(),
             "variables": [{"name": "bad", "expression": "1 / 0 == 1"},
                 {"name": "big", "expression": "object.spec.replicas > 5"}],
-            "validations": [{"expression": validation}]}))
+            "validations": [{"expression": validation}]}),
+        )
     };
     let run = |v: &str| {
         admit(json!({"policies": [policy(v)],
@@ -132,7 +142,11 @@ fn variables_are_computed_once_and_only_when_read() {
         "deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: expression 'variables.bad' resulted in error: composited variable \"bad\" fails to evaluate: division by zero"
     );
     let typo = run("variables.bigg");
-    assert!(typo.status.message.contains("undefined field 'bigg'"), "{}", typo.status.message);
+    assert!(
+        typo.status.message.contains("undefined field 'bigg'"),
+        "{}",
+        typo.status.message
+    );
 }
 
 #[test]

@@ -44,7 +44,7 @@ use serde_json::{Map, Value as Json, json};
 use crate::eval::BackendArg;
 use crate::input::{BatchLine, BatchLines, Document, read_documents};
 use crate::output::Out;
-use crate::validate::{expand_lists, key_of, profile_version, ObjectKey};
+use crate::validate::{ObjectKey, expand_lists, key_of, profile_version};
 use crate::{BAD_INPUT, bad_input};
 
 #[derive(clap::Args, Debug)]
@@ -109,7 +109,9 @@ enum AdmitOutput {
 pub(crate) fn run(args: &AdmitArgs) -> ExitCode {
     if let Some(path) = &args.batch {
         if !args.manifests.is_empty() || !args.policies.is_empty() {
-            return bad_input("--batch reads everything from its file: give no --policy or manifests");
+            return bad_input(
+                "--batch reads everything from its file: give no --policy or manifests",
+            );
         }
         return run_batch(path, args.backend.backend());
     }
@@ -149,7 +151,11 @@ struct Loaded {
 }
 
 /// Reads and compiles what the flags name; bad documents are reported and set `bad`.
-fn load(args: &AdmitArgs, version: celerity::kubernetes::KubeVersion, bad: &mut bool) -> Result<Loaded, String> {
+fn load(
+    args: &AdmitArgs,
+    version: celerity::kubernetes::KubeVersion,
+    bad: &mut bool,
+) -> Result<Loaded, String> {
     let mut policies: Vec<Policy> = Vec::new();
     let mut bindings: Vec<Binding> = Vec::new();
     let mut report = |doc: &Document, e: String| {
@@ -161,7 +167,9 @@ fn load(args: &AdmitArgs, version: celerity::kubernetes::KubeVersion, bad: &mut 
         .into_iter()
         .chain(read_documents(&args.bindings)?)
         .map(|d| (d, true));
-    let manifest_docs = read_documents(&args.manifests)?.into_iter().map(|d| (d, false));
+    let manifest_docs = read_documents(&args.manifests)?
+        .into_iter()
+        .map(|d| (d, false));
     for (doc, is_config) in config_docs.chain(manifest_docs) {
         let kind = doc
             .value
@@ -181,7 +189,10 @@ fn load(args: &AdmitArgs, version: celerity::kubernetes::KubeVersion, bad: &mut 
                 Ok(b) => bindings.push(b),
                 Err(es) => es.into_iter().for_each(|e| report(&doc, e)),
             },
-            (_, _) if is_config => report(&doc, format!("kind: Unsupported value: {kind:?}: expected a policy or a binding")),
+            (_, _) if is_config => report(
+                &doc,
+                format!("kind: Unsupported value: {kind:?}: expected a policy or a binding"),
+            ),
             _ => objects.push(doc),
         }
     }
@@ -228,7 +239,10 @@ fn load(args: &AdmitArgs, version: celerity::kubernetes::KubeVersion, bad: &mut 
 }
 
 /// The JSON documents of files; bad ones are reported.
-fn json_documents(paths: &[String], report: &mut impl FnMut(&Document, String)) -> Result<Vec<Json>, String> {
+fn json_documents(
+    paths: &[String],
+    report: &mut impl FnMut(&Document, String),
+) -> Result<Vec<Json>, String> {
     let mut out = Vec::new();
     for (doc, v) in expand_lists(read_documents(paths)?) {
         match v {
@@ -261,7 +275,11 @@ fn admit_one(
         }
     };
     let old = loaded.olds.get(&key_of(object)).cloned();
-    let op = operation.unwrap_or(if old.is_some() { Operation::Update } else { Operation::Create });
+    let op = operation.unwrap_or(if old.is_some() {
+        Operation::Update
+    } else {
+        Operation::Create
+    });
     let (new, old) = match op {
         Operation::Delete => (None, Some(object.clone())),
         _ => (Some(object.clone()), old),
@@ -312,7 +330,14 @@ fn report(
             AdmitOutput::Json => out.line(object_json(doc, a)),
             AdmitOutput::Text => out.text(&object_text(doc, a)),
             AdmitOutput::Yaml => {
-                eprint!("{}", object_text(doc, a).lines().next().map(|l| format!("{l}\n")).unwrap_or_default());
+                eprint!(
+                    "{}",
+                    object_text(doc, a)
+                        .lines()
+                        .next()
+                        .map(|l| format!("{l}\n"))
+                        .unwrap_or_default()
+                );
                 if let Ok(r) = &a.outcome
                     && r.allowed
                     && let Some(o) = &r.object
@@ -371,8 +396,14 @@ fn object_text(doc: &Document, a: &Admitted) -> String {
     }
     for m in &r.matched {
         match &m.binding {
-            Some(b) => s.push_str(&format!("  matched {} {:?} with binding {b:?}\n", m.kind, m.policy)),
-            None => s.push_str(&format!("  matched {} {:?} (no binding)\n", m.kind, m.policy)),
+            Some(b) => s.push_str(&format!(
+                "  matched {} {:?} with binding {b:?}\n",
+                m.kind, m.policy
+            )),
+            None => s.push_str(&format!(
+                "  matched {} {:?} (no binding)\n",
+                m.kind, m.policy
+            )),
         }
     }
     if !r.allowed {

@@ -79,7 +79,12 @@ fn the_example_is_admitted_as_the_api_server_would() {
 fn an_admin_may_run_the_privileged_pod() {
     let mut args = EXAMPLE.to_vec();
     args.retain(|a| *a != "shop-devs");
-    args.extend_from_slice(&["shop-admins", "--output", "json", "examples/admission/manifests/bad.yaml"]);
+    args.extend_from_slice(&[
+        "shop-admins",
+        "--output",
+        "json",
+        "examples/admission/manifests/bad.yaml",
+    ]);
     let o = cel(&args);
     let lines: Vec<Json> = stdout(&o)
         .lines()
@@ -102,9 +107,16 @@ fn yaml_output_is_the_mutated_objects() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.starts_with("---\napiVersion: apps/v1\n"), "{out}");
-    assert!(out.contains("example.com/managed-by: shop-platform"), "{out}");
+    assert!(
+        out.contains("example.com/managed-by: shop-platform"),
+        "{out}"
+    );
     assert!(out.contains("revisionHistoryLimit: 3"), "{out}");
-    assert!(stderr(&o).contains("2 objects: 2 admitted, 0 denied"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("2 objects: 2 admitted, 0 denied"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -113,9 +125,13 @@ fn batch_lines_answer_in_order() {
         "metadata": {"name": "p"}, "spec": {"validations": [{"expression": "object.spec.replicas < 3"}]}});
     let binding = json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
         "metadata": {"name": "b"}, "spec": {"policyName": "p", "validationActions": ["Deny"]}});
-    let object = |n: i64| json!({"apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"name": "d", "namespace": "ns"}, "spec": {"replicas": n}});
-    let line = |n: i64| json!({"policies": [policy], "bindings": [binding], "object": object(n)}).to_string();
+    let object = |n: i64| {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "d", "namespace": "ns"}, "spec": {"replicas": n}})
+    };
+    let line = |n: i64| {
+        json!({"policies": [policy], "bindings": [binding], "object": object(n)}).to_string()
+    };
     let input = format!("{}\n{}\nnot json\n{{\"object\": {{}}}}\n", line(1), line(5));
     let o = cel_stdin(&["admit", "--batch", "-"], &input);
     assert_eq!(o.status.code(), Some(1));
@@ -135,8 +151,16 @@ fn batch_lines_answer_in_order() {
         "deployments.apps \"d\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: failed expression: object.spec.replicas < 3"
     );
     assert_eq!(lines[2]["ok"], false);
-    assert!(lines[2]["error"].as_str().unwrap().starts_with("invalid JSON"));
-    assert_eq!(lines[3], json!({"ok": false, "error": "policies: required"}));
+    assert!(
+        lines[2]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid JSON")
+    );
+    assert_eq!(
+        lines[3],
+        json!({"ok": false, "error": "policies: required"})
+    );
 }
 
 #[test]
@@ -150,12 +174,29 @@ fn bad_documents_are_reported_and_the_rest_still_runs() {
     )
     .unwrap();
     let p = policies.to_str().unwrap();
-    let o = cel(&["admit", "--policy", p, "examples/admission/manifests/good.yaml"]);
+    let o = cel(&[
+        "admit",
+        "--policy",
+        p,
+        "examples/admission/manifests/good.yaml",
+    ]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains(&format!("{p}: spec.validations[0].expression: Required value")), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{p}: spec.validations[0].expression: Required value"
+        )),
+        "{err}"
+    );
     assert!(err.contains(&format!("{p}#1: ")), "{err}");
-    assert!(err.contains("binding \"orphan\" refers to policy \"missing\""), "{err}");
-    assert!(stdout(&o).contains("2 objects: 2 admitted, 0 denied"), "{}", stdout(&o));
+    assert!(
+        err.contains("binding \"orphan\" refers to policy \"missing\""),
+        "{err}"
+    );
+    assert!(
+        stdout(&o).contains("2 objects: 2 admitted, 0 denied"),
+        "{}",
+        stdout(&o)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -260,8 +260,8 @@ mod tests {
 
     #[test]
     fn bad_rules_are_reported_at_their_position() {
-        let e = RulesAuthorizer::from_json(&json!([{"decision": "maybe", "verb": ["x"]}]))
-            .unwrap_err();
+        let e =
+            RulesAuthorizer::from_json(&json!([{"decision": "maybe", "verb": ["x"]}])).unwrap_err();
         assert_eq!(
             e,
             vec![

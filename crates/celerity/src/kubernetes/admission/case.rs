@@ -136,7 +136,11 @@ fn scopes(case: &Map<String, Json>) -> Result<HashMap<String, bool>, String> {
             let namespaced = match v.as_str() {
                 Some("Namespaced") => true,
                 Some("Cluster") => false,
-                _ => return Err(format!("scopes.{k}: expected \"Namespaced\" or \"Cluster\"")),
+                _ => {
+                    return Err(format!(
+                        "scopes.{k}: expected \"Namespaced\" or \"Cluster\""
+                    ));
+                }
             };
             out.insert(k.clone(), namespaced);
         }
@@ -153,7 +157,9 @@ impl AdmissionCase {
         if !case.contains_key("policies") {
             return Err("policies: required".into());
         }
-        let version = string(case, "version")?.map(|v| parse_version(&v)).transpose()?;
+        let version = string(case, "version")?
+            .map(|v| parse_version(&v))
+            .transpose()?;
         let inputs = PolicyInputs {
             version,
             backend,
@@ -166,7 +172,8 @@ impl AdmissionCase {
         let set = PolicySet::from_json(&objects, &inputs).map_err(|e| e.join("; "))?;
         let authorizer = match case.get("authz").filter(|v| !v.is_null()) {
             None => RulesAuthorizer::default(),
-            Some(rules) => RulesAuthorizer::from_json(rules).map_err(|e| format!("authz{}", e.join("; authz")))?,
+            Some(rules) => RulesAuthorizer::from_json(rules)
+                .map_err(|e| format!("authz{}", e.join("; authz")))?,
         };
         let request = request(case, &inputs.scopes)?;
         Ok(AdmissionCase {
@@ -199,14 +206,26 @@ fn request(case: &Map<String, Json>, scopes: &HashMap<String, bool>) -> Result<R
     if object.is_none() && old_object.is_none() {
         return Err("object: required".into());
     }
-    let namespaced = |k: &Gvk| scopes.get(&format!("{}/{}", k.api_version(), k.kind)).copied();
+    let namespaced = |k: &Gvk| {
+        scopes
+            .get(&format!("{}/{}", k.api_version(), k.kind))
+            .copied()
+    };
     let mut r = Request::for_object(operation, object, old_object, namespaced)
         .or_else(|e| explicit_kind(case, e))?;
     if let Some([group, version, kind]) = triple(case, "kind", "kind")? {
-        r.kind = Gvk { group, version, kind };
+        r.kind = Gvk {
+            group,
+            version,
+            kind,
+        };
     }
     if let Some([group, version, resource]) = triple(case, "resource", "resource")? {
-        r.resource = Gvr { group, version, resource };
+        r.resource = Gvr {
+            group,
+            version,
+            resource,
+        };
     }
     if let Some(s) = string(case, "subresource")? {
         r.sub_resource = s;

@@ -132,7 +132,10 @@ fn default_version() -> KubeVersion {
 impl PolicySet {
     /// Compiles policies and bindings.
     pub fn new(policies: Vec<Policy>, bindings: Vec<Binding>, inputs: &PolicyInputs) -> PolicySet {
-        let env = AdmissionEnv::new(inputs.version.unwrap_or_else(default_version), inputs.backend);
+        let env = AdmissionEnv::new(
+            inputs.version.unwrap_or_else(default_version),
+            inputs.backend,
+        );
         let policies: Vec<CompiledPolicy> = policies
             .into_iter()
             .map(|p| CompiledPolicy::compile(&env, p))
@@ -250,7 +253,7 @@ impl PolicySet {
         for p in self.policies.iter().filter(|p| !is_mutating(&p.policy)) {
             self.validate_policy(p, request, &view, &mut v, &mut response);
         }
-        v.finish(&request, &mut response);
+        v.finish(request, &mut response);
         response
     }
 
@@ -317,7 +320,10 @@ impl PolicySet {
         if let Some((_, namespaced)) = builtin_kind(&gvk.group, &gvk.kind) {
             return Ok(namespaced);
         }
-        if let Some(n) = self.scopes.get(&format!("{}/{}", kind.api_version, kind.kind)) {
+        if let Some(n) = self
+            .scopes
+            .get(&format!("{}/{}", kind.api_version, kind.kind))
+        {
             return Ok(*n);
         }
         let mut of_kind = self.params.iter().map(|(p, _)| p).filter(|p| {
@@ -361,14 +367,21 @@ impl PolicySet {
             .collect();
         let namespaced = self.param_scope(kind)?;
         let in_namespace = if namespaced {
-            let ns = if pref.namespace.is_empty() { namespace } else { &pref.namespace };
+            let ns = if pref.namespace.is_empty() {
+                namespace
+            } else {
+                &pref.namespace
+            };
             if ns.is_empty() {
                 return Err("cannot use namespaced paramRef in policy binding that matches cluster-scoped resources".into());
             }
             Some(ns.to_string())
         } else {
             if !pref.namespace.is_empty() {
-                return Err("paramRef.namespace must not be provided for a cluster-scoped `paramKind`".into());
+                return Err(
+                    "paramRef.namespace must not be provided for a cluster-scoped `paramKind`"
+                        .into(),
+                );
             }
             None
         };
@@ -399,7 +412,9 @@ impl PolicySet {
             return Err("one of name or selector must be provided".into());
         };
         if found.is_empty() && pref.deny_when_not_found {
-            return Err("no params found for policy binding with `Deny` parameterNotFoundAction".into());
+            return Err(
+                "no params found for policy binding with `Deny` parameterNotFoundAction".into(),
+            );
         }
         Ok(found)
     }
@@ -492,7 +507,10 @@ impl PolicySet {
 }
 
 fn meta<'j>(o: &'j Json, key: &str) -> Option<&'j str> {
-    o.get("metadata")?.get(key)?.as_str().filter(|s| !s.is_empty())
+    o.get("metadata")?
+        .get(key)?
+        .as_str()
+        .filter(|s| !s.is_empty())
 }
 
 /// Whether a policy is a mutating one.
@@ -605,9 +623,16 @@ impl Validating {
                 "ValidatingAdmissionPolicy '{policy}' with binding '{b}' denied request: {}",
                 d.message
             ),
-            None => format!("ValidatingAdmissionPolicy '{policy}' denied request: {}", d.message),
+            None => format!(
+                "ValidatingAdmissionPolicy '{policy}' denied request: {}",
+                d.message
+            ),
         };
-        let reason = if d.reason.is_empty() { "Invalid".to_string() } else { d.reason };
+        let reason = if d.reason.is_empty() {
+            "Invalid".to_string()
+        } else {
+            d.reason
+        };
         response.allowed = false;
         response.status = Status {
             code: reason_code(&reason),
@@ -644,7 +669,10 @@ pub(crate) fn forbidden_message(r: &Request, why: &str) -> String {
     if resource.is_empty() {
         return format!("forbidden: {why}");
     }
-    format!("{resource} {} is forbidden: {why}", go_quote(&r.display_name()))
+    format!(
+        "{resource} {} is forbidden: {why}",
+        go_quote(&r.display_name())
+    )
 }
 
 /// A string quoted as Go's `%q` quotes it (for names, which are plain ASCII, JSON's

@@ -89,7 +89,10 @@ impl TypeProvider for AdmissionTypes {
 
     fn find_field(&self, message: &str, field: &str) -> Option<FieldType> {
         if message == VARIABLES_TYPE {
-            return self.variables.get(field).map(|t| FieldType { ty: t.clone() });
+            return self
+                .variables
+                .get(field)
+                .map(|t| FieldType { ty: t.clone() });
         }
         if self.patch_types && super::mutating::is_patch_type(message) {
             return super::mutating::patch_field_type(message, field).map(|ty| FieldType { ty });
@@ -303,13 +306,16 @@ impl AdmissionEnv {
         };
         let output = ast.result_type().cloned().unwrap_or(Type::Dyn);
         if let ReturnTypes::OneOf(types) = returns
-            && !types.iter().any(|t| *t == output)
+            && !types.contains(&output)
         {
             return fail(match types.as_slice() {
                 [one] => format!("must evaluate to {one} but got {output}"),
                 many => {
                     let names: Vec<String> = many.iter().map(|t| t.to_string()).collect();
-                    format!("must evaluate to one of [{}] but got {output}", names.join(" "))
+                    format!(
+                        "must evaluate to one of [{}] but got {output}",
+                        names.join(" ")
+                    )
                 }
             });
         }
@@ -453,7 +459,11 @@ impl<'a> Bindings<'a> {
             let (name, compiled) = &self.variables[i];
             let program = match &compiled.program {
                 Ok(p) => p,
-                Err(e) => return Err(format!("composited variable {name:?} fails to compile: {e}")),
+                Err(e) => {
+                    return Err(format!(
+                        "composited variable {name:?} fails to compile: {e}"
+                    ));
+                }
             };
             let (value, details) = program.eval_details(self);
             self.cost.fetch_add(details.actual_cost, Ordering::Relaxed);
@@ -466,10 +476,7 @@ impl<'a> Bindings<'a> {
         let mut m = crate::MapValue::default();
         for i in 0..self.variables.len() {
             if let Ok(v) = self.variable(i) {
-                m.insert(
-                    crate::Key::String(self.variables[i].0.clone()),
-                    v.clone(),
-                );
+                m.insert(crate::Key::String(self.variables[i].0.clone()), v.clone());
             }
         }
         Value::Map(Arc::new(m))
@@ -562,9 +569,7 @@ pub fn evaluate_all(
 /// An evaluation error's text; a read of a variable that failed is reported as the
 /// variable's failure, as Kubernetes' lazy map reports it.
 fn error_text(bindings: &Bindings<'_>, e: &crate::EvalError) -> String {
-    if let Some(name) = e
-        .message
-        .strip_prefix("no such attribute(s): variables.")
+    if let Some(name) = e.message.strip_prefix("no such attribute(s): variables.")
         && let Some(why) = bindings.variable_error(name)
     {
         return why.to_string();

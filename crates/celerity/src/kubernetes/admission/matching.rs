@@ -26,9 +26,9 @@ pub fn selector_matches(s: &LabelSelector, labels: &[(String, String)]) -> Resul
     for (key, op, values) in &s.match_expressions {
         let ok = match op.as_str() {
             "In" | "NotIn" if values.is_empty() => {
-                return Err(selector_error(&format!(
-                    "values: Invalid value: []string{{}}: for 'in', 'notin' operators, values set can't be empty"
-                )));
+                return Err(selector_error(
+                    "values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty",
+                ));
             }
             "In" => get(key).is_some_and(|v| values.iter().any(|x| x == v)),
             "NotIn" => get(key).is_none_or(|v| !values.iter().any(|x| x == v)),
@@ -40,7 +40,9 @@ pub fn selector_matches(s: &LabelSelector, labels: &[(String, String)]) -> Resul
             "Exists" => get(key).is_some(),
             "DoesNotExist" => get(key).is_none(),
             other => {
-                return Err(selector_error(&format!("{other:?} is not a valid label selector operator")));
+                return Err(selector_error(&format!(
+                    "{other:?} is not a valid label selector operator"
+                )));
             }
         };
         if !ok {
@@ -84,7 +86,7 @@ fn rule_matches(rule: &ResourceRule, r: &Request) -> bool {
 fn rules_match(rules: &[ResourceRule], r: &Request) -> bool {
     rules.iter().any(|rule| {
         rule_matches(rule, r)
-            && (rule.resource_names.is_empty() || rule.resource_names.iter().any(|n| *n == r.name))
+            && (rule.resource_names.is_empty() || rule.resource_names.contains(&r.name))
     })
 }
 

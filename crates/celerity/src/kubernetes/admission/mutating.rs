@@ -57,11 +57,9 @@ pub fn patch_field_type(type_name: &str, field: &str) -> Option<Type> {
 /// Compiles one mutation, checking it gives what its patch type needs.
 pub(crate) fn compile_mutation(env: &AdmissionEnv, e: &Env, m: &Mutation) -> Compiled {
     match m {
-        Mutation::ApplyConfiguration(x) => env.compile(
-            e,
-            x,
-            &ReturnTypes::OneOf(vec![Type::message(OBJECT_TYPE)]),
-        ),
+        Mutation::ApplyConfiguration(x) => {
+            env.compile(e, x, &ReturnTypes::OneOf(vec![Type::message(OBJECT_TYPE)]))
+        }
         Mutation::JsonPatch(x) => env.compile(
             e,
             x,
@@ -85,7 +83,12 @@ struct PolicyError {
     reason: &'static str,
 }
 
-fn policy_error(p: &CompiledPolicy, b: Option<&Binding>, e: String, reason: &'static str) -> PolicyError {
+fn policy_error(
+    p: &CompiledPolicy,
+    b: Option<&Binding>,
+    e: String,
+    reason: &'static str,
+) -> PolicyError {
     let message = match b {
         Some(b) => format!(
             "policy '{}' with binding '{}' denied request: {e}",
@@ -122,7 +125,10 @@ pub(crate) fn dispatch(
     let mut changed = false;
     for inv in &invocations {
         changed |= run(set, inv, &mut request, &mut view, authz, &mut errors);
-        if matches!(inv.policy.policy.kind, PolicyKind::Mutating { reinvoke: true, .. }) {
+        if matches!(
+            inv.policy.policy.kind,
+            PolicyKind::Mutating { reinvoke: true, .. }
+        ) {
             reinvocable.push(inv);
         }
     }
@@ -140,7 +146,12 @@ pub(crate) fn dispatch(
         None => Ok(Some(request)),
         Some(first) => Err(Status {
             code: 403,
-            reason: if first.reason.is_empty() { "Forbidden" } else { first.reason }.to_string(),
+            reason: if first.reason.is_empty() {
+                "Forbidden"
+            } else {
+                first.reason
+            }
+            .to_string(),
             message: first.message,
         }),
     }
@@ -158,20 +169,35 @@ fn invocations<'a>(
     for p in set.policies().iter().filter(|p| is_mutating(&p.policy)) {
         match set.selects(p.policy.match_constraints.as_ref(), r, view) {
             Err(e) => {
-                errors.push(policy_error(p, None, format!("failed to configure policy: {e}"), ""));
+                errors.push(policy_error(
+                    p,
+                    None,
+                    format!("failed to configure policy: {e}"),
+                    "",
+                ));
                 continue;
             }
             Ok(false) => continue,
             Ok(true) => {}
         }
         if let Some(Err(e)) = p.policy.param_kind.as_ref().map(|k| set.param_scope(k)) {
-            errors.push(policy_error(p, None, format!("failed to configure policy: {e}"), ""));
+            errors.push(policy_error(
+                p,
+                None,
+                format!("failed to configure policy: {e}"),
+                "",
+            ));
             continue;
         }
         for b in set.bindings_of(&p.policy) {
             match set.selects(b.match_resources.as_ref(), r, view) {
                 Err(e) => {
-                    errors.push(policy_error(p, Some(b), format!("failed to configure binding: {e}"), ""));
+                    errors.push(policy_error(
+                        p,
+                        Some(b),
+                        format!("failed to configure binding: {e}"),
+                        "",
+                    ));
                     continue;
                 }
                 Ok(false) => continue,
@@ -183,7 +209,12 @@ fn invocations<'a>(
                 binding: Some(b.name.clone()),
             });
             match set.collect_params(p.policy.param_kind.as_ref(), b, &r.namespace) {
-                Err(e) => errors.push(policy_error(p, Some(b), format!("failed to configure binding: {e}"), "")),
+                Err(e) => errors.push(policy_error(
+                    p,
+                    Some(b),
+                    format!("failed to configure binding: {e}"),
+                    "",
+                )),
                 Ok(params) => out.extend(params.into_iter().map(|param| Invocation {
                     policy: p,
                     binding: b,
@@ -222,7 +253,13 @@ fn run(
             continue;
         }
         // Each mutation sees the object as the ones before it left it.
-        match mutate(p, &set.fixed_bindings(view, inv.param), m, compiled, request.object.as_ref()) {
+        match mutate(
+            p,
+            &set.fixed_bindings(view, inv.param),
+            m,
+            compiled,
+            request.object.as_ref(),
+        ) {
             Ok(Some(o)) => {
                 request.object = Some(o);
                 *view = set.view(request, authz);
@@ -290,11 +327,17 @@ pub fn apply_json_patch(doc: &Json, ops: &Json) -> Result<Json, String> {
         let (kind, path, from) = (field("op"), field("path"), field("from"));
         let value = op.get("value").cloned().unwrap_or(Json::Null);
         match kind.as_str() {
-            "add" => add(&mut out, &path, value)
-                .map_err(|_| missing(format!("add operation does not apply: doc is missing path: \"{path}\"")))?,
+            "add" => add(&mut out, &path, value).map_err(|_| {
+                missing(format!(
+                    "add operation does not apply: doc is missing path: \"{path}\""
+                ))
+            })?,
             "remove" => {
-                remove(&mut out, &path)
-                    .map_err(|_| missing(format!("remove operation does not apply: doc is missing path: \"{path}\"")))?;
+                remove(&mut out, &path).map_err(|_| {
+                    missing(format!(
+                        "remove operation does not apply: doc is missing path: \"{path}\""
+                    ))
+                })?;
             }
             "replace" => {
                 if get(&out, &path).is_none() && !is_map_member(&out, &path) {
@@ -302,24 +345,36 @@ pub fn apply_json_patch(doc: &Json, ops: &Json) -> Result<Json, String> {
                         "replace operation does not apply: doc is missing key: {path}"
                     )));
                 }
-                set(&mut out, &path, value)
-                    .map_err(|_| missing(format!("replace operation does not apply: doc is missing path: {path}")))?;
+                set(&mut out, &path, value).map_err(|_| {
+                    missing(format!(
+                        "replace operation does not apply: doc is missing path: {path}"
+                    ))
+                })?;
             }
             "move" | "copy" => {
                 let v = get(&out, &from).cloned().ok_or_else(|| {
-                    missing(format!("{kind} operation does not apply: doc is missing from path: {from}"))
+                    missing(format!(
+                        "{kind} operation does not apply: doc is missing from path: {from}"
+                    ))
                 })?;
                 if kind == "move" {
                     remove(&mut out, &from).map_err(|_| {
-                        missing(format!("move operation does not apply: doc is missing from path: {from}"))
+                        missing(format!(
+                            "move operation does not apply: doc is missing from path: {from}"
+                        ))
                     })?;
                 }
-                add(&mut out, &path, v)
-                    .map_err(|_| missing(format!("{kind} operation does not apply: doc is missing destination path: {path}")))?;
+                add(&mut out, &path, v).map_err(|_| {
+                    missing(format!(
+                        "{kind} operation does not apply: doc is missing destination path: {path}"
+                    ))
+                })?;
             }
             "test" => {
                 // A failed test leaves the object as it was.
-                if get(&out, &path) != Some(&value) && !(value.is_null() && get(&out, &path).is_none()) {
+                if get(&out, &path) != Some(&value)
+                    && !(value.is_null() && get(&out, &path).is_none())
+                {
                     return Ok(doc.clone());
                 }
             }
@@ -335,7 +390,11 @@ fn tokens(path: &str) -> Option<Vec<String>> {
         return Some(Vec::new());
     }
     let rest = path.strip_prefix('/')?;
-    Some(rest.split('/').map(|t| t.replace("~1", "/").replace("~0", "~")).collect())
+    Some(
+        rest.split('/')
+            .map(|t| t.replace("~1", "/").replace("~0", "~"))
+            .collect(),
+    )
 }
 
 fn get<'j>(doc: &'j Json, path: &str) -> Option<&'j Json> {
@@ -394,7 +453,11 @@ fn index(t: &str, len: usize, inserting: bool) -> Option<usize> {
     }
     let i: i64 = t.parse().ok()?;
     let i = if i < 0 { i + len as i64 } else { i };
-    let max = if inserting { len } else { len.saturating_sub(1) };
+    let max = if inserting {
+        len
+    } else {
+        len.saturating_sub(1)
+    };
     (i >= 0 && (i as usize) <= max && (inserting || len > 0)).then_some(i as usize)
 }
 
@@ -497,8 +560,15 @@ fn merge_list(target: &mut Json, items: Vec<Json>) {
     }
     for item in items {
         let Json::Object(p) = item else { continue };
-        let name = p.get("name").and_then(Json::as_str).unwrap_or("").to_string();
-        match existing.iter_mut().find(|e| name_of(e) == Some(name.as_str())) {
+        let name = p
+            .get("name")
+            .and_then(Json::as_str)
+            .unwrap_or("")
+            .to_string();
+        match existing
+            .iter_mut()
+            .find(|e| name_of(e) == Some(name.as_str()))
+        {
             Some(slot) => cel_syntax::stack::guarded(|| merge_object(slot, p)),
             None => existing.push(Json::Object(p)),
         }
@@ -538,7 +608,9 @@ mod tests {
             {"name": "a", "image": "x"}, {"name": "b", "image": "y"}]}}}, "metadata": {"labels": {"k": "v"}}});
         let patch = json!({"spec": {"template": {"spec": {"containers": [{"name": "b", "image": "z"}]}}},
             "metadata": {"labels": {"k": null, "n": "m"}}});
-        let Json::Object(p) = patch else { unreachable!() };
+        let Json::Object(p) = patch else {
+            unreachable!()
+        };
         apply_configuration(&mut doc, p);
         assert_eq!(
             doc,

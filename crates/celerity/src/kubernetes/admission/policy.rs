@@ -246,13 +246,18 @@ impl Reader<'_> {
             Json::String(s) => Some(s.clone()),
             _ => {
                 let at = r.path.clone();
-                r.errors.push(format!("{at}: Invalid value: expected a string"));
+                r.errors
+                    .push(format!("{at}: Invalid value: expected a string"));
                 None
             }
         })
     }
 
-    fn list<T>(&mut self, field: &str, mut item: impl FnMut(&mut Reader<'_>) -> Option<T>) -> Vec<T> {
+    fn list<T>(
+        &mut self,
+        field: &str,
+        mut item: impl FnMut(&mut Reader<'_>) -> Option<T>,
+    ) -> Vec<T> {
         let at = self.at(field);
         match self.get(field) {
             None => Vec::new(),
@@ -272,7 +277,8 @@ impl Reader<'_> {
                 out
             }
             Some(_) => {
-                self.errors.push(format!("{at}: Invalid value: expected a list"));
+                self.errors
+                    .push(format!("{at}: Invalid value: expected a list"));
                 Vec::new()
             }
         }
@@ -282,7 +288,8 @@ impl Reader<'_> {
         let at = self.at(field);
         let j = self.get(field)?.clone();
         if !j.is_object() {
-            self.errors.push(format!("{at}: Invalid value: expected an object"));
+            self.errors
+                .push(format!("{at}: Invalid value: expected an object"));
             return None;
         }
         let mut r = Reader {
@@ -304,14 +311,16 @@ fn label_selector(r: &mut Reader<'_>) -> LabelSelector {
                         Some(v) => s.match_labels.push((k.clone(), v.to_string())),
                         None => {
                             let at = r.at("matchLabels");
-                            r.errors.push(format!("{at}[{k}]: Invalid value: expected a string"));
+                            r.errors
+                                .push(format!("{at}[{k}]: Invalid value: expected a string"));
                         }
                     }
                 }
             }
             None => {
                 let at = r.at("matchLabels");
-                r.errors.push(format!("{at}: Invalid value: expected an object"));
+                r.errors
+                    .push(format!("{at}: Invalid value: expected an object"));
             }
         }
     }
@@ -337,8 +346,12 @@ fn resource_rule(r: &mut Reader<'_>) -> Option<ResourceRule> {
 
 fn match_resources(r: &mut Reader<'_>) -> MatchResources {
     MatchResources {
-        namespace_selector: r.child("namespaceSelector", label_selector).unwrap_or_default(),
-        object_selector: r.child("objectSelector", label_selector).unwrap_or_default(),
+        namespace_selector: r
+            .child("namespaceSelector", label_selector)
+            .unwrap_or_default(),
+        object_selector: r
+            .child("objectSelector", label_selector)
+            .unwrap_or_default(),
         resource_rules: r.list("resourceRules", resource_rule),
         exclude_resource_rules: r.list("excludeResourceRules", resource_rule),
         match_policy: {
@@ -555,7 +568,9 @@ mod tests {
             "spec": {"policyName": "p", "validationActions": ["Block"]}});
         assert_eq!(
             read_binding(&b).unwrap_err(),
-            vec!["spec.validationActions: Unsupported value: \"Block\": supported values: \"Audit\", \"Deny\", \"Warn\""]
+            vec![
+                "spec.validationActions: Unsupported value: \"Block\": supported values: \"Audit\", \"Deny\", \"Warn\""
+            ]
         );
     }
 }

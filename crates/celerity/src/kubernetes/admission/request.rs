@@ -184,7 +184,9 @@ impl Request {
             Some((r, n)) => (r.to_string(), Some(n)),
             None => (guess_resource(&kind.kind), None),
         };
-        let is_namespaced = builtin_namespaced.or_else(|| namespaced(&kind)).unwrap_or(true);
+        let is_namespaced = builtin_namespaced
+            .or_else(|| namespaced(&kind))
+            .unwrap_or(true);
         let mut namespace = s(&["metadata", "namespace"]);
         if is_namespaced && namespace.is_empty() {
             namespace = "default".into();
@@ -324,32 +326,112 @@ pub fn builtin_kind(group: &str, kind: &str) -> Option<(&'static str, bool)> {
         ("apps", "ControllerRevision", "controllerrevisions", true),
         ("batch", "Job", "jobs", true),
         ("batch", "CronJob", "cronjobs", true),
-        ("autoscaling", "HorizontalPodAutoscaler", "horizontalpodautoscalers", true),
-        ("policy", "PodDisruptionBudget", "poddisruptionbudgets", true),
+        (
+            "autoscaling",
+            "HorizontalPodAutoscaler",
+            "horizontalpodautoscalers",
+            true,
+        ),
+        (
+            "policy",
+            "PodDisruptionBudget",
+            "poddisruptionbudgets",
+            true,
+        ),
         ("networking.k8s.io", "Ingress", "ingresses", true),
-        ("networking.k8s.io", "NetworkPolicy", "networkpolicies", true),
+        (
+            "networking.k8s.io",
+            "NetworkPolicy",
+            "networkpolicies",
+            true,
+        ),
         ("networking.k8s.io", "IngressClass", "ingressclasses", false),
         ("discovery.k8s.io", "EndpointSlice", "endpointslices", true),
         ("coordination.k8s.io", "Lease", "leases", true),
         ("events.k8s.io", "Event", "events", true),
         ("rbac.authorization.k8s.io", "Role", "roles", true),
-        ("rbac.authorization.k8s.io", "RoleBinding", "rolebindings", true),
-        ("rbac.authorization.k8s.io", "ClusterRole", "clusterroles", false),
-        ("rbac.authorization.k8s.io", "ClusterRoleBinding", "clusterrolebindings", false),
+        (
+            "rbac.authorization.k8s.io",
+            "RoleBinding",
+            "rolebindings",
+            true,
+        ),
+        (
+            "rbac.authorization.k8s.io",
+            "ClusterRole",
+            "clusterroles",
+            false,
+        ),
+        (
+            "rbac.authorization.k8s.io",
+            "ClusterRoleBinding",
+            "clusterrolebindings",
+            false,
+        ),
         ("storage.k8s.io", "StorageClass", "storageclasses", false),
         ("storage.k8s.io", "CSIDriver", "csidrivers", false),
         ("storage.k8s.io", "CSINode", "csinodes", false),
-        ("storage.k8s.io", "VolumeAttachment", "volumeattachments", false),
-        ("scheduling.k8s.io", "PriorityClass", "priorityclasses", false),
+        (
+            "storage.k8s.io",
+            "VolumeAttachment",
+            "volumeattachments",
+            false,
+        ),
+        (
+            "scheduling.k8s.io",
+            "PriorityClass",
+            "priorityclasses",
+            false,
+        ),
         ("node.k8s.io", "RuntimeClass", "runtimeclasses", false),
-        ("apiextensions.k8s.io", "CustomResourceDefinition", "customresourcedefinitions", false),
-        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy", "validatingadmissionpolicies", false),
-        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding", "validatingadmissionpolicybindings", false),
-        ("admissionregistration.k8s.io", "MutatingAdmissionPolicy", "mutatingadmissionpolicies", false),
-        ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding", "mutatingadmissionpolicybindings", false),
-        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", "validatingwebhookconfigurations", false),
-        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration", "mutatingwebhookconfigurations", false),
-        ("certificates.k8s.io", "CertificateSigningRequest", "certificatesigningrequests", false),
+        (
+            "apiextensions.k8s.io",
+            "CustomResourceDefinition",
+            "customresourcedefinitions",
+            false,
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "ValidatingAdmissionPolicy",
+            "validatingadmissionpolicies",
+            false,
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "ValidatingAdmissionPolicyBinding",
+            "validatingadmissionpolicybindings",
+            false,
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "MutatingAdmissionPolicy",
+            "mutatingadmissionpolicies",
+            false,
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "MutatingAdmissionPolicyBinding",
+            "mutatingadmissionpolicybindings",
+            false,
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "ValidatingWebhookConfiguration",
+            "validatingwebhookconfigurations",
+            false,
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "MutatingWebhookConfiguration",
+            "mutatingwebhookconfigurations",
+            false,
+        ),
+        (
+            "certificates.k8s.io",
+            "CertificateSigningRequest",
+            "certificatesigningrequests",
+            false,
+        ),
     ];
     KINDS
         .iter()

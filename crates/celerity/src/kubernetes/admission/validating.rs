@@ -78,12 +78,17 @@ impl CompiledPolicy {
                 let string_or_null = ReturnTypes::OneOf(vec![Type::String, Type::Null]);
                 for v in vs {
                     validations.push(compile(&with_authz, &v.expression, &boolean));
-                    messages.push((!v.message_expression.is_empty()).then(|| {
-                        compile(&without_authz, &v.message_expression, &string)
-                    }));
+                    messages.push(
+                        (!v.message_expression.is_empty())
+                            .then(|| compile(&without_authz, &v.message_expression, &string)),
+                    );
                 }
                 for a in aas {
-                    audit_annotations.push(compile(&with_authz, &a.value_expression, &string_or_null));
+                    audit_annotations.push(compile(
+                        &with_authz,
+                        &a.value_expression,
+                        &string_or_null,
+                    ));
                 }
             }
             PolicyKind::Mutating { mutations: ms, .. } => {
