@@ -67,41 +67,22 @@ pub fn cases_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/admission")
 }
 
-/// Every case of every `.jsonl` file in `dir`, in file order.
+/// Every case of every `.jsonl` file in `dir`, in file order (read as the CRD corpus is).
 pub fn load(dir: &Path) -> Result<Vec<Case>, String> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    files.sort();
-    let mut out = Vec::new();
-    for f in files {
-        let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
-        let file = f
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("")
-            .to_string();
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let json: Map<String, Json> = serde_json::from_str(line)
-                .map_err(|e| format!("{}:{}: {e}", f.display(), i + 1))?;
-            let name = json
-                .get("name")
-                .and_then(Json::as_str)
-                .ok_or_else(|| format!("{}:{}: no name", f.display(), i + 1))?
-                .to_string();
-            out.push(Case {
-                file: file.clone(),
-                name,
+    crate::crd::load(dir, &[])?
+        .into_iter()
+        .map(|c| match c.json {
+            Json::Object(json) => Ok(Case {
+                file: c.file,
+                name: c.name,
                 json,
-            });
-        }
-    }
-    Ok(out)
+            }),
+            _ => Err(format!(
+                "{}.jsonl: {}: a case must be an object",
+                c.file, c.name
+            )),
+        })
+        .collect()
 }
 
 /// Runs a case: `Ok(())` when Celerity gives what the case expects, else what differs.

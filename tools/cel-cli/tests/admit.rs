@@ -1,49 +1,12 @@
 //! End-to-end tests of `cel admit`: the example policy set, JSON and YAML output, the batch
 //! contract, and bad input reported by file, document and field.
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+mod support;
+
+use std::process::Output;
 
 use serde_json::{Value as Json, json};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn cel(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cel"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("run cel")
-}
-
-fn cel_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cel"))
-        .args(args)
-        .current_dir(repo())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run cel");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use support::{cel, cel_stdin, stderr, stdout};
 
 const EXAMPLE: &[&str] = &[
     "admit",

@@ -327,7 +327,7 @@ pub fn apply_json_patch(doc: &Json, ops: &Json) -> Result<Json, String> {
         let (kind, path, from) = (field("op"), field("path"), field("from"));
         let value = op.get("value").cloned().unwrap_or(Json::Null);
         match kind.as_str() {
-            "add" => add(&mut out, &path, value).map_err(|_| {
+            "add" => put(&mut out, &path, value, true).map_err(|_| {
                 missing(format!(
                     "add operation does not apply: doc is missing path: \"{path}\""
                 ))
@@ -345,7 +345,7 @@ pub fn apply_json_patch(doc: &Json, ops: &Json) -> Result<Json, String> {
                         "replace operation does not apply: doc is missing key: {path}"
                     )));
                 }
-                set(&mut out, &path, value).map_err(|_| {
+                put(&mut out, &path, value, false).map_err(|_| {
                     missing(format!(
                         "replace operation does not apply: doc is missing path: {path}"
                     ))
@@ -364,7 +364,7 @@ pub fn apply_json_patch(doc: &Json, ops: &Json) -> Result<Json, String> {
                         ))
                     })?;
                 }
-                add(&mut out, &path, v).map_err(|_| {
+                put(&mut out, &path, v, true).map_err(|_| {
                     missing(format!(
                         "{kind} operation does not apply: doc is missing destination path: {path}"
                     ))
@@ -461,7 +461,9 @@ fn index(t: &str, len: usize, inserting: bool) -> Option<usize> {
     (i >= 0 && (i as usize) <= max && (inserting || len > 0)).then_some(i as usize)
 }
 
-fn add(doc: &mut Json, path: &str, value: Json) -> Result<(), ()> {
+/// Puts `value` at `path`: into a map, or into a list by index, inserting (`add`) or
+/// replacing (`replace`).
+fn put(doc: &mut Json, path: &str, value: Json, inserting: bool) -> Result<(), ()> {
     if path.is_empty() {
         *doc = value;
         return Ok(());
@@ -473,28 +475,12 @@ fn add(doc: &mut Json, path: &str, value: Json) -> Result<(), ()> {
             Ok(())
         }
         Json::Array(a) => {
-            let i = index(&last, a.len(), true).ok_or(())?;
-            a.insert(i, value);
-            Ok(())
-        }
-        _ => Err(()),
-    }
-}
-
-fn set(doc: &mut Json, path: &str, value: Json) -> Result<(), ()> {
-    if path.is_empty() {
-        *doc = value;
-        return Ok(());
-    }
-    let (p, last) = parent_mut(doc, path).ok_or(())?;
-    match p {
-        Json::Object(m) => {
-            m.insert(last, value);
-            Ok(())
-        }
-        Json::Array(a) => {
-            let i = index(&last, a.len(), false).ok_or(())?;
-            a[i] = value;
+            let i = index(&last, a.len(), inserting).ok_or(())?;
+            if inserting {
+                a.insert(i, value);
+            } else {
+                a[i] = value;
+            }
             Ok(())
         }
         _ => Err(()),
