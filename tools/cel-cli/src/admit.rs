@@ -42,7 +42,7 @@ use rayon::prelude::*;
 use serde_json::{Map, Value as Json, json};
 
 use crate::eval::BackendArg;
-use crate::input::{BatchLine, BatchLines, Document, read_documents};
+use crate::input::{Document, read_documents};
 use crate::output::Out;
 use crate::validate::{ObjectKey, expand_lists, key_of, profile_version};
 use crate::{BAD_INPUT, bad_input};
@@ -458,36 +458,14 @@ fn to_yaml(o: &Json) -> String {
     serde_saphyr::to_string(o).unwrap_or_else(|e| format!("# cannot print as YAML: {e}\n"))
 }
 
-/// `--batch`: one request per line.
+/// `--batch`: one request per line; status 1 unless every line is admitted.
 fn run_batch(path: &str, backend: celerity::Backend) -> ExitCode {
-    let lines = match BatchLines::open(path) {
-        Ok(l) => l,
-        Err(e) => return bad_input(e),
-    };
-    let mut out = Out::new();
-    let mut all_allowed = true;
-    for line in lines {
-        let result = match line {
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(BAD_INPUT);
-            }
-            Ok(BatchLine::Bad(why)) => batch_error(why),
-            Ok(BatchLine::Text(t)) if t.trim().is_empty() => batch_error("blank line".into()),
-            Ok(BatchLine::Text(t)) => match serde_json::from_str::<Json>(&t) {
-                Ok(Json::Object(case)) => batch_line(&case, backend),
-                Ok(_) => batch_error("a line must be a JSON object".into()),
-                Err(e) => batch_error(format!("invalid JSON: {e}")),
-            },
-        };
-        all_allowed &= result.get("allowed") == Some(&Json::Bool(true));
-        out.line(result);
-    }
-    if all_allowed {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
+    crate::batch::run_lines_as(
+        path,
+        batch_error,
+        |r| r.get("allowed") == Some(&Json::Bool(true)),
+        |case| batch_line(case, backend),
+    )
 }
 
 fn batch_error(e: String) -> Json {
