@@ -206,3 +206,59 @@ fn mutations_patch_the_object() {
     assert_eq!(o["spec"]["paused"], true);
     assert_eq!(o["spec"]["replicas"], 1);
 }
+
+#[test]
+fn hostile_input_is_bounded() {
+    // A deep object: read within the depth limit, refused beyond it.
+    let nested = |depth: usize| {
+        let mut deep = json!(1);
+        for _ in 0..depth {
+            deep = json!({"a": deep});
+        }
+        let mut object = deployment(1);
+        object["spec"]["deep"] = deep;
+        json!({
+            "policies": [vap("p", json!({"matchConstraints": rules(),
+                "validations": [{"expression": "object.spec.deep.a.a.a != 0"}]}))],
+            "bindings": [binding("b", "p", &["Deny"], json!({}))],
+            "object": object,
+        })
+    };
+    assert!(admit(nested(900)).allowed);
+    let too_deep = nested(1200);
+    let e = AdmissionCase::from_json(too_deep.as_object().unwrap(), Backend::Jit).unwrap_err();
+    assert_eq!(e, "object: nested deeper than 1000 levels");
+    // Many variables, each reading the one before: compiled in time linear enough to
+    // be used, and evaluated once each.
+    let variables: Vec<Json> = (0..200)
+        .map(|i| {
+            let e = if i == 0 { "1".to_string() } else { format!("variables.v{} + 1", i - 1) };
+            json!({"name": format!("v{i}"), "expression": e})
+        })
+        .collect();
+    let start = std::time::Instant::now();
+    let r = admit(json!({
+        "policies": [vap("p", json!({"matchConstraints": rules(), "variables": variables,
+            "validations": [{"expression": "variables.v199 == 200"}]}))],
+        "bindings": [binding("b", "p", &["Deny"], json!({}))],
+        "object": deployment(1),
+    }));
+    assert!(r.allowed, "{:?}", r.status);
+    assert!(start.elapsed().as_secs() < 60, "took {:?}", start.elapsed());
+}
+
+#[test]
+fn cost_limits_stop_expensive_expressions() {
+    let r = admit(json!({
+        "policies": [vap("p", json!({"matchConstraints": rules(),
+            "validations": [{"expression": "[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, true))))))"}]}))],
+        "bindings": [binding("b", "p", &["Deny"], json!({}))],
+        "object": deployment(1),
+    }));
+    assert!(!r.allowed);
+    assert!(
+        r.status.message.ends_with("resulted in error: operation cancelled: actual cost limit exceeded"),
+        "{}",
+        r.status.message
+    );
+}

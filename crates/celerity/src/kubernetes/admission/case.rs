@@ -157,6 +157,9 @@ impl AdmissionCase {
         if !case.contains_key("policies") {
             return Err("policies: required".into());
         }
+        for (k, v) in case {
+            super::request::check_depth(v, k)?;
+        }
         let version = string(case, "version")?
             .map(|v| parse_version(&v))
             .transpose()?;

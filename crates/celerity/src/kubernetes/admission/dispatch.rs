@@ -185,6 +185,10 @@ impl PolicySet {
     pub fn from_json(objects: &[Json], inputs: &PolicyInputs) -> Result<PolicySet, Vec<String>> {
         let (mut policies, mut bindings, mut errors) = (Vec::new(), Vec::new(), Vec::new());
         for (i, o) in objects.iter().enumerate() {
+            if let Err(e) = super::request::check_depth(o, "") {
+                errors.push(format!("[{i}]{e}"));
+                continue;
+            }
             let kind = o.get("kind").and_then(Json::as_str).unwrap_or("");
             let r = match kind {
                 VALIDATING_POLICY | MUTATING_POLICY => read_policy(o).map(|p| policies.push(p)),

@@ -267,10 +267,13 @@ impl AdmissionEnv {
             variables: variables.iter().cloned().collect(),
             patch_types: decls.patch_types,
         };
-        let mut b = KubernetesEnv::new(self.version)
+        let k8s = KubernetesEnv::new(self.version)
             .kind(self.kind)
             .with_jsonpatch(decls.patch_types)
-            .with_authorizer_variable(decls.authorizer)
+            .with_authorizer_variable(decls.authorizer);
+        // The authorizer variables exist where the authz library does (Kubernetes 1.27+).
+        let authorizer = decls.authorizer && k8s.profile().has("kubernetes.authz");
+        let mut b = k8s
             .builder()
             .type_provider(Arc::new(types))
             .cost_limit(Some(PER_CALL_LIMIT))
@@ -282,7 +285,7 @@ impl AdmissionEnv {
         if decls.params {
             b = b.variable("params", Type::Dyn);
         }
-        if decls.authorizer {
+        if authorizer {
             let rr = cel_k8s::authz::request_resource_variable();
             b = b.variable(&rr.name, rr.ty);
         }

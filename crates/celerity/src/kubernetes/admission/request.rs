@@ -167,6 +167,11 @@ impl Request {
             .as_ref()
             .or(old_object.as_ref())
             .ok_or("a request needs an object or an old object")?;
+        for (j, what) in [(&object, "object"), (&old_object, "oldObject")] {
+            if let Some(j) = j {
+                check_depth(j, what)?;
+            }
+        }
         let s = |p: &[&str]| {
             p.iter()
                 .try_fold(subject, |v, k| v.get(k))
@@ -297,6 +302,26 @@ impl Request {
             .or_else(|| meta("generateName"))
             .unwrap_or_else(|| "Unknown".into())
     }
+}
+
+/// Refuses JSON nested deeper than [`crate::MAX_JSON_DEPTH`]: admission copies and drops
+/// objects, which recurses over their depth. Iterative.
+pub fn check_depth(json: &Json, what: &str) -> Result<(), String> {
+    let mut stack = vec![(json, 1usize)];
+    while let Some((j, depth)) = stack.pop() {
+        if depth > crate::MAX_JSON_DEPTH {
+            return Err(format!(
+                "{what}: nested deeper than {} levels",
+                crate::MAX_JSON_DEPTH
+            ));
+        }
+        match j {
+            Json::Array(a) => stack.extend(a.iter().map(|x| (x, depth + 1))),
+            Json::Object(m) => stack.extend(m.values().map(|x| (x, depth + 1))),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// The resource and scope (namespaced or not) of a built-in kind.
