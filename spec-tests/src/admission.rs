@@ -15,6 +15,11 @@
 //! * `"kind": "compile"` compiles one `expression` (`returns`: `bool`, the default, or
 //!   `string_or_null` as audit annotations) with `declarations`, `version` and
 //!   `expressions`; `expect` is `{"ok": true}` or `{"error_contains": "..."}`.
+//! * `"kind": "match"` matches a `request` (as a filter case's, with `object` and
+//!   `old_object`) against `match_resources` (a policy's `matchConstraints`) with the
+//!   `equivalents` a REST mapper would know (`[{"resource": {...}, "subresource": "",
+//!   "kind": {...}, "identity": "..."}]`); `expect` is `{"matches": bool, "resource": {...},
+//!   "kind": {...}}` (resource and kind optional) or `{"error_contains": "..."}`.
 //! * `"kind": "admit"` is a whole request (the `cel admit --batch` line format, under
 //!   `case`): `expect` holds the response fields to compare (`allowed`, `status` with any of
 //!   `code`, `reason`, `message`, `message_contains`, `warnings`, `audit_annotations`,
@@ -29,8 +34,10 @@ use celerity::kubernetes::admission::environment::{
     AdmissionEnv, Bindings, Compiled, Declarations, Evaluation, FixedBindings, ReturnTypes,
     evaluate_all,
 };
+use celerity::kubernetes::admission::matching::matches;
 use celerity::kubernetes::admission::{
-    AdmissionCase, Gvk, Gvr, Operation, Request, RulesAuthorizer, UserInfo, response_json,
+    AdmissionCase, EquivalentResource, Equivalents, Gvk, Gvr, Operation, Request, RulesAuthorizer,
+    UserInfo, read_policy, response_json,
 };
 use celerity::kubernetes::{ExpressionKind, parse_version};
 use celerity::{Backend, Type, value_to_json};
@@ -93,6 +100,7 @@ pub fn run(case: &Case, backend: Backend) -> Result<(), String> {
         Some("filter") => run_filter(c, &expect, backend),
         Some("admit") => run_admit(c, &expect, backend),
         Some("compile") => run_compile(c, &expect, backend),
+        Some("match") => run_match(c, &expect),
         other => Err(format!("unknown case kind {other:?}")),
     }
 }
@@ -236,6 +244,87 @@ fn run_compile(c: &Map<String, Json>, expect: &Json, backend: Backend) -> Result
         (Err(e), None) => Err(format!("unexpected error: {e}")),
         (Err(e), Some(want)) => Err(format!("error {e:?} does not contain {want:?}")),
         (Ok(_), Some(want)) => Err(format!("compiled; want an error containing {want:?}")),
+    }
+}
+
+fn gvr_json(g: &Gvr) -> Json {
+    json!({"group": g.group, "version": g.version, "resource": g.resource})
+}
+
+fn gvk_json(g: &Gvk) -> Json {
+    json!({"group": g.group, "version": g.version, "kind": g.kind})
+}
+
+fn run_match(c: &Map<String, Json>, expect: &Json) -> Result<(), String> {
+    let policy = json!({"kind": "ValidatingAdmissionPolicy", "metadata": {"name": "p"},
+        "spec": {"matchConstraints": c.get("match_resources").cloned().unwrap_or(json!({}))}});
+    let m = read_policy(&policy)
+        .map_err(|e| e.join("; "))?
+        .match_constraints
+        .unwrap_or_default();
+    let equivalents = Equivalents {
+        resources: c
+            .get("equivalents")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+            .map(|e| {
+                let [group, version, resource] = triple(e.get("resource"), "resource");
+                let [kg, kv, kind] = triple(e.get("kind"), "kind");
+                let resource = Gvr {
+                    group,
+                    version,
+                    resource,
+                };
+                let identity = e.get("identity").and_then(Json::as_str).map_or_else(
+                    || format!("{}/{}", resource.group, resource.resource),
+                    str::to_string,
+                );
+                EquivalentResource {
+                    resource,
+                    subresource: string_field(e.get("subresource")),
+                    kind: Gvk {
+                        group: kg,
+                        version: kv,
+                        kind,
+                    },
+                    identity,
+                }
+            })
+            .collect(),
+    };
+    let request = filter_request(c)?;
+    let got = matches(&m, &request, None, &equivalents);
+    match (got, expect.get("error_contains").and_then(Json::as_str)) {
+        (Err(e), Some(want)) if e.contains(want) => Ok(()),
+        (Err(e), _) => Err(format!("error {e:?}; want {expect}")),
+        (Ok(_), Some(want)) => Err(format!("no error; want one containing {want:?}")),
+        (Ok(got), None) => {
+            let want = expect
+                .get("matches")
+                .and_then(Json::as_bool)
+                .unwrap_or(false);
+            match got {
+                None if !want => Ok(()),
+                None => Err("no match; want one".into()),
+                Some(_) if !want => Err("a match; want none".into()),
+                Some((gvr, gvk)) => {
+                    let resource = expect
+                        .get("resource")
+                        .cloned()
+                        .unwrap_or_else(|| gvr_json(&request.resource));
+                    if gvr_json(&gvr) != resource {
+                        return Err(format!("matched as {}, want {resource}", gvr_json(&gvr)));
+                    }
+                    match expect.get("kind") {
+                        Some(k) if *k != gvk_json(&gvk) => {
+                            Err(format!("kind {}, want {k}", gvk_json(&gvk)))
+                        }
+                        _ => Ok(()),
+                    }
+                }
+            }
+        }
     }
 }
 

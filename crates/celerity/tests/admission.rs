@@ -232,7 +232,11 @@ fn hostile_input_is_bounded() {
     // be used, and evaluated once each.
     let variables: Vec<Json> = (0..200)
         .map(|i| {
-            let e = if i == 0 { "1".to_string() } else { format!("variables.v{} + 1", i - 1) };
+            let e = if i == 0 {
+                "1".to_string()
+            } else {
+                format!("variables.v{} + 1", i - 1)
+            };
             json!({"name": format!("v{i}"), "expression": e})
         })
         .collect();
@@ -257,7 +261,9 @@ fn cost_limits_stop_expensive_expressions() {
     }));
     assert!(!r.allowed);
     assert!(
-        r.status.message.ends_with("resulted in error: operation cancelled: actual cost limit exceeded"),
+        r.status
+            .message
+            .ends_with("resulted in error: operation cancelled: actual cost limit exceeded"),
         "{}",
         r.status.message
     );

@@ -224,7 +224,7 @@ fn load(
         backend: args.backend.backend(),
         params,
         namespaces,
-        scopes: HashMap::new(),
+        ..PolicyInputs::default()
     };
     let set = PolicySet::new(policies, bindings, &inputs);
     for p in set.problems() {

@@ -169,6 +169,7 @@ impl AdmissionCase {
             params: list(case, "params")?,
             namespaces: list(case, "namespaces")?,
             scopes: scopes(case)?,
+            ..PolicyInputs::default()
         };
         let mut objects = list(case, "policies")?;
         objects.extend(list(case, "bindings")?);

@@ -14,12 +14,12 @@ use cel_k8s_schema::value::untyped;
 
 use super::authz_rules::RulesAuthorizer;
 use super::environment::{AdmissionEnv, FixedBindings};
-use super::matching::{matches, selector_matches};
+use super::matching::{Equivalents, matches, selector_matches};
 use super::policy::{
     Binding, FailurePolicy, MUTATING_BINDING, MUTATING_POLICY, MatchResources, ParamKind, Policy,
     PolicyKind, VALIDATING_BINDING, VALIDATING_POLICY, read_binding, read_policy,
 };
-use super::request::{Gvk, Request, builtin_kind};
+use super::request::{Gvk, Gvr, Request, builtin_kind};
 use super::validating::{AnnotationResult, CompiledPolicy, Decision, match_conditions, validate};
 use crate::{Backend, Value};
 
@@ -39,6 +39,8 @@ pub struct PolicyInputs {
     /// Whether kinds that are not built in are namespaced, by `apiVersion/Kind`
     /// (`example.com/v1/Limits`), as a REST mapping would say.
     pub scopes: HashMap<String, bool>,
+    /// The resources served as equivalent, for `matchPolicy: Equivalent` (none by default).
+    pub equivalents: Equivalents,
 }
 
 impl Default for PolicyInputs {
@@ -49,6 +51,7 @@ impl Default for PolicyInputs {
             params: Vec::new(),
             namespaces: Vec::new(),
             scopes: HashMap::new(),
+            equivalents: Equivalents::default(),
         }
     }
 }
@@ -104,6 +107,7 @@ pub struct PolicySet {
     /// The namespaces given: their labels and `namespaceObject`.
     namespaces: HashMap<String, Namespace>,
     scopes: HashMap<String, bool>,
+    equivalents: Equivalents,
     problems: Vec<String>,
     allow_all: Arc<RulesAuthorizer>,
 }
@@ -175,6 +179,7 @@ impl PolicySet {
             params,
             namespaces,
             scopes: inputs.scopes.clone(),
+            equivalents: inputs.equivalents.clone(),
             problems,
             allow_all: Arc::new(RulesAuthorizer::default()),
         }
@@ -296,8 +301,37 @@ impl PolicySet {
         r: &Request,
         view: &View,
     ) -> Result<bool, String> {
-        let Some(m) = m else { return Ok(true) };
-        matches(m, r, Some(&view.labels))
+        self.matched_as(m, r, view).map(|m| m.is_some())
+    }
+
+    /// The resource and kind a policy's match constraints select the request as (its own,
+    /// or an equivalent one), or `None`.
+    pub(crate) fn matched_as(
+        &self,
+        m: Option<&MatchResources>,
+        r: &Request,
+        view: &View,
+    ) -> Result<Option<(Gvr, Gvk)>, String> {
+        match m {
+            None => Ok(Some((r.resource.clone(), r.kind.clone()))),
+            Some(m) => matches(m, r, Some(&view.labels), &self.equivalents),
+        }
+    }
+
+    /// The values an invocation's expressions read, for a policy that matched the request
+    /// as `matched`: `request.resource` and `request.kind` are what it matched.
+    pub(crate) fn policy_bindings(
+        &self,
+        view: &View,
+        param: Option<usize>,
+        r: &Request,
+        matched: &(Gvr, Gvk),
+    ) -> FixedBindings {
+        let mut f = self.fixed_bindings(view, param);
+        if matched.0 != r.resource || matched.1 != r.kind {
+            f.request = self.env.request_value(&r.to_json(&matched.0, &matched.1));
+        }
+        f
     }
 
     /// The values an invocation's expressions read, with its param.
@@ -432,11 +466,11 @@ impl PolicySet {
         response: &mut Response,
     ) {
         let name = &p.policy.name;
-        match self.selects(p.policy.match_constraints.as_ref(), r, view) {
+        let matched = match self.matched_as(p.policy.match_constraints.as_ref(), r, view) {
             Err(e) => return v.config_error(p, None, e),
-            Ok(false) => return,
-            Ok(true) => {}
-        }
+            Ok(None) => return,
+            Ok(Some(m)) => m,
+        };
         if let Some(Err(e)) = p.policy.param_kind.as_ref().map(|k| self.param_scope(k)) {
             return v.config_error(p, None, e);
         }
@@ -465,7 +499,7 @@ impl PolicySet {
                 }
             };
             for param in params {
-                let fixed = self.fixed_bindings(view, param);
+                let fixed = self.policy_bindings(view, param, r, &matched);
                 let result = match self.match_conditions_of(p, &fixed) {
                     Ok(false) => continue,
                     Ok(true) => validate(p, &fixed),

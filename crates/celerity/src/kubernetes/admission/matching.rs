@@ -3,11 +3,68 @@
 //! operations, groups, versions, resources, subresources, scope and names, and the rules
 //! that exclude.
 //!
-//! Offline there is no REST mapping of equivalent resources, so `matchPolicy: Equivalent`
-//! matches as `Exact` does (only the request's own group, version and resource).
+//! `matchPolicy: Equivalent` also matches the resources the API server serves as the same
+//! thing under other groups or versions; offline those are what the host says
+//! ([`Equivalents`], a REST mapper's equivalence registry), none by default, where
+//! `Equivalent` matches as `Exact` does.
 
 use super::policy::{LabelSelector, MatchResources, ResourceRule};
-use super::request::Request;
+use cel_k8s_schema::names::{is_label_value, is_qualified_name};
+
+use super::request::{Gvk, Gvr, Request};
+
+/// One resource of an equivalence registry: a resource (and subresource), its kind, and
+/// what identifies it across groups and versions (by default `group/resource`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EquivalentResource {
+    /// The resource.
+    pub resource: Gvr,
+    /// The subresource (`""` for the resource itself).
+    pub subresource: String,
+    /// Its kind.
+    pub kind: Gvk,
+    /// Resources with the same identity are equivalent.
+    pub identity: String,
+}
+
+/// The resources served as the same thing (Kubernetes' `EquivalentResourceMapper`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Equivalents {
+    /// The registered resources, in order.
+    pub resources: Vec<EquivalentResource>,
+}
+
+impl Equivalents {
+    fn identity(&self, r: &Gvr) -> String {
+        self.resources
+            .iter()
+            .find(|e| e.resource.group == r.group && e.resource.resource == r.resource)
+            .map_or_else(
+                || format!("{}/{}", r.group, r.resource),
+                |e| e.identity.clone(),
+            )
+    }
+
+    /// The resources equivalent to `r` that serve `subresource`, in registration order.
+    pub fn resources_for(&self, r: &Gvr, subresource: &str) -> Vec<Gvr> {
+        let id = self.identity(r);
+        let mut out: Vec<Gvr> = Vec::new();
+        for e in &self.resources {
+            if e.identity == id && e.subresource == subresource && !out.contains(&e.resource) {
+                out.push(e.resource.clone());
+            }
+        }
+        out
+    }
+
+    /// The kind of a resource's subresource, if registered.
+    pub fn kind_for(&self, r: &Gvr, subresource: &str) -> Option<Gvk> {
+        self.resources
+            .iter()
+            .find(|e| e.resource == *r && e.subresource == subresource)
+            .map(|e| e.kind.clone())
+    }
+}
 
 /// A label selector's requirements could not be understood (the API server reports this
 /// as an internal error).
@@ -15,41 +72,72 @@ fn selector_error(why: &str) -> String {
     format!("Internal error occurred: {why}")
 }
 
-/// Whether `labels` satisfy a selector, or why the selector is invalid.
-pub fn selector_matches(s: &LabelSelector, labels: &[(String, String)]) -> Result<bool, String> {
-    let get = |k: &str| labels.iter().find(|(l, _)| l == k).map(|(_, v)| v.as_str());
+/// Why a selector is invalid (Kubernetes' `LabelSelectorAsSelector`): keys must be
+/// qualified names, values label values, operators known, and `In`/`NotIn` need values
+/// that `Exists`/`DoesNotExist` must not have.
+fn check_selector(s: &LabelSelector) -> Result<(), String> {
+    let key = |k: &str, at: &str| match is_qualified_name(k).first() {
+        Some(why) => Err(selector_error(&format!(
+            "{at}: Invalid value: {k:?}: {why}"
+        ))),
+        None => Ok(()),
+    };
+    let value = |v: &str, at: &str| match is_label_value(v).first() {
+        Some(why) => Err(selector_error(&format!(
+            "{at}: Invalid value: {v:?}: {why}"
+        ))),
+        None => Ok(()),
+    };
     for (k, v) in &s.match_labels {
-        if get(k) != Some(v.as_str()) {
-            return Ok(false);
-        }
+        key(k, "key")?;
+        value(v, &format!("values[0][{k}]"))?;
     }
-    for (key, op, values) in &s.match_expressions {
-        let ok = match op.as_str() {
+    for (k, op, values) in &s.match_expressions {
+        key(k, "key")?;
+        match op.as_str() {
             "In" | "NotIn" if values.is_empty() => {
                 return Err(selector_error(
                     "values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty",
                 ));
             }
-            "In" => get(key).is_some_and(|v| values.iter().any(|x| x == v)),
-            "NotIn" => get(key).is_none_or(|v| !values.iter().any(|x| x == v)),
+            "In" | "NotIn" => {}
             "Exists" | "DoesNotExist" if !values.is_empty() => {
                 return Err(selector_error(
                     "values: Invalid value: values set must be empty for exists and does not exist",
                 ));
             }
-            "Exists" => get(key).is_some(),
-            "DoesNotExist" => get(key).is_none(),
+            "Exists" | "DoesNotExist" => {}
             other => {
                 return Err(selector_error(&format!(
                     "{other:?} is not a valid label selector operator"
                 )));
             }
-        };
-        if !ok {
-            return Ok(false);
+        }
+        for (i, v) in values.iter().enumerate() {
+            value(v, &format!("values[{i}][{k}]"))?;
         }
     }
-    Ok(true)
+    Ok(())
+}
+
+/// Whether `labels` satisfy a selector, or why the selector is invalid.
+pub fn selector_matches(s: &LabelSelector, labels: &[(String, String)]) -> Result<bool, String> {
+    check_selector(s)?;
+    let get = |k: &str| labels.iter().find(|(l, _)| l == k).map(|(_, v)| v.as_str());
+    let labels_match = s
+        .match_labels
+        .iter()
+        .all(|(k, v)| get(k) == Some(v.as_str()));
+    let expressions_match = s
+        .match_expressions
+        .iter()
+        .all(|(key, op, values)| match op.as_str() {
+            "In" => get(key).is_some_and(|v| values.iter().any(|x| x == v)),
+            "NotIn" => get(key).is_none_or(|v| !values.iter().any(|x| x == v)),
+            "Exists" => get(key).is_some(),
+            _ => get(key).is_none(),
+        });
+    Ok(labels_match && expressions_match)
 }
 
 fn exact_or_wildcard(items: &[String], requested: &str) -> bool {
@@ -82,38 +170,86 @@ fn rule_matches(rule: &ResourceRule, r: &Request) -> bool {
         && resource
 }
 
-/// Whether any of the rules matches, names included.
-fn rules_match(rules: &[ResourceRule], r: &Request) -> bool {
-    rules.iter().any(|rule| {
-        rule_matches(rule, r)
-            && (rule.resource_names.is_empty() || rule.resource_names.contains(&r.name))
-    })
+/// Whether a rule's names allow the request.
+fn name_matches(rule: &ResourceRule, r: &Request) -> bool {
+    rule.resource_names.is_empty() || rule.resource_names.contains(&r.name)
+}
+
+/// The resource and kind the rules match the request as (Kubernetes'
+/// `matchesResourceRules`): as requested, else (`Equivalent`) as an equivalent resource.
+fn rules_match(
+    rules: &[ResourceRule],
+    match_policy: &str,
+    r: &Request,
+    eq: &Equivalents,
+) -> Result<Option<(Gvr, Gvk)>, String> {
+    if rules
+        .iter()
+        .any(|rule| rule_matches(rule, r) && name_matches(rule, r))
+    {
+        return Ok(Some((r.resource.clone(), r.kind.clone())));
+    }
+    if match_policy == "Exact" {
+        return Ok(None);
+    }
+    let equivalents = eq.resources_for(&r.resource, &r.sub_resource);
+    let mut as_other = r.clone();
+    for rule in rules {
+        for e in &equivalents {
+            if *e == r.resource {
+                continue;
+            }
+            as_other.resource = e.clone();
+            if !rule_matches(rule, &as_other) {
+                continue;
+            }
+            let kind = eq
+                .kind_for(e, &r.sub_resource)
+                .filter(|k| !k.kind.is_empty() || !k.version.is_empty())
+                .ok_or_else(|| {
+                    format!(
+                        "unable to convert to {}/{}, Resource={}: unknown kind",
+                        e.group, e.version, e.resource
+                    )
+                })?;
+            if name_matches(rule, r) {
+                return Ok(Some((e.clone(), kind)));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// Whether `m` applies to the request, given the labels of the request's namespace
-/// (`None` when it has none), or the error the API server reports.
+/// (`None` when it has none) and the resources served as equivalent: the resource and kind
+/// it matches as, `None`, or the error the API server reports.
 pub fn matches(
     m: &MatchResources,
     r: &Request,
     namespace_labels: Option<&[(String, String)]>,
-) -> Result<bool, String> {
+    eq: &Equivalents,
+) -> Result<Option<(Gvr, Gvk)>, String> {
     let ns = namespace_selector_matches(&m.namespace_selector, r, namespace_labels);
     if let Ok(false) = ns {
-        return Ok(false);
+        return Ok(None);
     }
     let obj = object_selector_matches(&m.object_selector, r);
     if let Ok(false) = obj {
-        return Ok(false);
+        return Ok(None);
     }
-    if rules_match(&m.exclude_resource_rules, r) {
-        return Ok(false);
+    if rules_match(&m.exclude_resource_rules, &m.match_policy, r, eq)?.is_some() {
+        return Ok(None);
     }
-    if !m.resource_rules.is_empty() && !rules_match(&m.resource_rules, r) {
-        return Ok(false);
+    let matched = if m.resource_rules.is_empty() {
+        Some((r.resource.clone(), r.kind.clone()))
+    } else {
+        rules_match(&m.resource_rules, &m.match_policy, r, eq)?
+    };
+    if matched.is_some() {
+        ns?;
+        obj?;
     }
-    ns?;
-    obj?;
-    Ok(true)
+    Ok(matched)
 }
 
 fn namespace_selector_matches(
@@ -214,6 +350,6 @@ mod tests {
             },
             ..MatchResources::default()
         };
-        assert_eq!(matches(&m, &pod(), None), Ok(false));
+        assert_eq!(matches(&m, &pod(), None, &Equivalents::default()), Ok(None));
     }
 }

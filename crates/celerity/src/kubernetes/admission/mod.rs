@@ -54,5 +54,6 @@ pub use authz_rules::{AuthzRule, RulesAuthorizer};
 pub use case::{AdmissionCase, response_json};
 pub use dispatch::{Matched, PolicyInputs, PolicySet, Response, Status};
 pub use environment::{AdmissionEnv, PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
+pub use matching::{EquivalentResource, Equivalents};
 pub use policy::{Binding, Policy, read_binding, read_policy};
 pub use request::{Gvk, Gvr, Operation, Request, UserInfo};
