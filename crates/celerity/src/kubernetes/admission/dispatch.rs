@@ -127,6 +127,13 @@ pub(crate) struct View {
     labels: Arc<Vec<(String, String)>>,
 }
 
+impl View {
+    /// The same request with its object changed (by a mutation): only `object` differs.
+    pub(crate) fn set_object(&mut self, object: &Json) {
+        self.fixed.object = untyped(object);
+    }
+}
+
 /// The default compatibility version: one below the newest API server described.
 fn default_version() -> KubeVersion {
     let n = KubeVersion::NEWEST;

@@ -144,11 +144,16 @@ fn exact_or_wildcard(items: &[String], requested: &str) -> bool {
     items.iter().any(|i| i == "*" || i == requested)
 }
 
-/// Whether one rule (without its names) matches the request (Kubernetes' `rules.Matcher`).
+/// Whether one rule (without its names) matches the request as its own resource.
 fn rule_matches(rule: &ResourceRule, r: &Request) -> bool {
-    let is_namespace = r.resource.group.is_empty()
-        && r.resource.version == "v1"
-        && r.resource.resource == "namespaces";
+    rule_matches_as(rule, r, &r.resource)
+}
+
+/// Whether one rule (without its names) matches the request as `resource` (Kubernetes'
+/// `rules.Matcher`).
+fn rule_matches_as(rule: &ResourceRule, r: &Request, resource: &Gvr) -> bool {
+    let is_namespace =
+        resource.group.is_empty() && resource.version == "v1" && resource.resource == "namespaces";
     let scope = match rule.scope.as_deref() {
         None | Some("*") => true,
         Some("Namespaced") => !is_namespace && !r.namespace.is_empty(),
@@ -159,15 +164,15 @@ fn rule_matches(rule: &ResourceRule, r: &Request) -> bool {
         .operations
         .iter()
         .any(|o| o == "*" || o == r.operation.as_str());
-    let resource = rule.resources.iter().any(|res| {
+    let resource_matches = rule.resources.iter().any(|res| {
         let (res, sub) = res.split_once('/').unwrap_or((res, ""));
-        (res == "*" || res == r.resource.resource) && (sub == "*" || sub == r.sub_resource)
+        (res == "*" || res == resource.resource) && (sub == "*" || sub == r.sub_resource)
     });
     scope
         && operation
-        && exact_or_wildcard(&rule.api_groups, &r.resource.group)
-        && exact_or_wildcard(&rule.api_versions, &r.resource.version)
-        && resource
+        && exact_or_wildcard(&rule.api_groups, &resource.group)
+        && exact_or_wildcard(&rule.api_versions, &resource.version)
+        && resource_matches
 }
 
 /// Whether a rule's names allow the request.
@@ -193,14 +198,9 @@ fn rules_match(
         return Ok(None);
     }
     let equivalents = eq.resources_for(&r.resource, &r.sub_resource);
-    let mut as_other = r.clone();
     for rule in rules {
         for e in &equivalents {
-            if *e == r.resource {
-                continue;
-            }
-            as_other.resource = e.clone();
-            if !rule_matches(rule, &as_other) {
+            if *e == r.resource || !rule_matches_as(rule, r, e) {
                 continue;
             }
             let kind = eq

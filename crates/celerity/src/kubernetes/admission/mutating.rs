@@ -124,7 +124,7 @@ pub(crate) fn dispatch(
     let mut reinvocable = Vec::new();
     let mut changed = false;
     for inv in &invocations {
-        changed |= run(set, inv, &mut request, &mut view, authz, &mut errors);
+        changed |= run(set, inv, &mut request, &mut view, &mut errors);
         if matches!(
             inv.policy.policy.kind,
             PolicyKind::Mutating { reinvoke: true, .. }
@@ -136,7 +136,7 @@ pub(crate) fn dispatch(
     // after them (a later policy changed it).
     if changed {
         for inv in reinvocable {
-            run(set, inv, &mut request, &mut view, authz, &mut errors);
+            run(set, inv, &mut request, &mut view, &mut errors);
         }
     }
     let mut failing = errors
@@ -232,7 +232,6 @@ fn run(
     inv: &Invocation<'_>,
     request: &mut Request,
     view: &mut View,
-    authz: &Arc<dyn Authorizer>,
     errors: &mut Vec<PolicyError>,
 ) -> bool {
     let p = inv.policy;
@@ -261,8 +260,8 @@ fn run(
             request.object.as_ref(),
         ) {
             Ok(Some(o)) => {
+                view.set_object(&o);
                 request.object = Some(o);
-                *view = set.view(request, authz);
                 changed = true;
             }
             Ok(None) => {}
