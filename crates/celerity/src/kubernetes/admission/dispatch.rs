@@ -254,7 +254,9 @@ impl PolicySet {
             },
             ..Response::default()
         };
-        let mutated = match super::mutating::dispatch(self, request, &authz, &mut response) {
+        // One view of the request serves every policy; mutations update its object.
+        let mut view = self.view(request, &authz);
+        let mutated = match super::mutating::dispatch(self, request, &mut view, &mut response) {
             Ok(m) => m,
             Err(status) => {
                 response.allowed = false;
@@ -263,13 +265,15 @@ impl PolicySet {
             }
         };
         let request = mutated.as_ref().unwrap_or(request);
-        response.object = request.object.clone();
-        let view = self.view(request, &authz);
         let mut v = Validating::default();
         for p in self.policies.iter().filter(|p| !is_mutating(&p.policy)) {
             self.validate_policy(p, request, &view, &mut v, &mut response);
         }
         v.finish(request, &mut response);
+        response.object = match mutated {
+            Some(m) => m.object,
+            None => request.object.clone(),
+        };
         response
     }
 

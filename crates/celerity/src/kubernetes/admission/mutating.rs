@@ -17,9 +17,6 @@
 //! `Object`, `Object.spec`, `Object.spec.template`... and `JSONPatch` are types whose
 //! literals build maps (see [`crate::kubernetes::admission::environment`]).
 
-use std::sync::Arc;
-
-use cel_k8s::authz::Authorizer;
 use serde_json::{Map, Value as Json};
 
 use super::dispatch::{Matched, PolicySet, Response, Status, View, is_mutating};
@@ -108,15 +105,14 @@ fn policy_error(
 pub(crate) fn dispatch(
     set: &PolicySet,
     request: &Request,
-    authz: &Arc<dyn Authorizer>,
+    view: &mut View,
     response: &mut Response,
 ) -> Result<Option<Request>, Status> {
     if !set.policies().iter().any(|p| is_mutating(&p.policy)) {
         return Ok(None);
     }
     let mut errors = Vec::new();
-    let mut view = set.view(request, authz);
-    let invocations = invocations(set, request, &view, &mut errors, response);
+    let invocations = invocations(set, request, view, &mut errors, response);
     if invocations.is_empty() && errors.is_empty() {
         return Ok(None);
     }
@@ -124,7 +120,7 @@ pub(crate) fn dispatch(
     let mut reinvocable = Vec::new();
     let mut changed = false;
     for inv in &invocations {
-        changed |= run(set, inv, &mut request, &mut view, &mut errors);
+        changed |= run(set, inv, &mut request, view, &mut errors);
         if matches!(
             inv.policy.policy.kind,
             PolicyKind::Mutating { reinvoke: true, .. }
@@ -136,7 +132,7 @@ pub(crate) fn dispatch(
     // after them (a later policy changed it).
     if changed {
         for inv in reinvocable {
-            run(set, inv, &mut request, &mut view, &mut errors);
+            run(set, inv, &mut request, view, &mut errors);
         }
     }
     let mut failing = errors
