@@ -89,7 +89,7 @@ fn input_error(error: impl Into<String>) -> Json {
 fn run_lines(path: &str, line: impl FnMut(&Map<String, Json>) -> Json) -> ExitCode {
     run_lines_as(
         path,
-        |e| input_error(e),
+        input_error,
         |r| r.get("ok") == Some(&Json::Bool(true)),
         line,
     )
