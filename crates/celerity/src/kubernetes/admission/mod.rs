@@ -13,6 +13,25 @@
 //! * [`validating`] and [`mutating`]: what one policy does for one binding and param.
 //! * [`authz_rules`]: an authorizer written as rules, for `authorizer` checks offline.
 //!
+//! What the API server does that this module does not (yet):
+//!
+//! * **Server-side apply** is a subset: maps merge, lists whose elements all have a `name`
+//!   merge by name, other lists are replaced; without OpenAPI schemas there are no list-map
+//!   keys other than `name`, no refusal to change atomic lists, no check that
+//!   `Object.spec{...}` type names follow field names, and no built-in defaulting after a
+//!   mutation (Deployment's `strategy`).
+//! * **Objects are not converted between versions**: a policy matched through an
+//!   equivalent resource (`matchPolicy: Equivalent`, with [`Equivalents`] from the host)
+//!   sees `request.resource` and `request.kind` as matched, but the object as sent.
+//! * **Type checking against schemas** (the API server's warnings when a policy's
+//!   expressions do not fit its `paramKind` or matched types) is not done: `object`,
+//!   `oldObject` and `params` are `dyn`.
+//! * **`request.options`** is declared (`dyn`) but not bound; **namespaces not given** are
+//!   taken to exist with no labels (the API server would fail the request).
+//! * **Reinvocation** (`reinvocationPolicy: IfNeeded`): when any mutation changed the object,
+//!   every invoked `IfNeeded` policy runs once more; other admission plugins do not exist
+//!   here.
+//!
 //! This module owns admission; it builds on [`crate::kubernetes::KubernetesEnv`], the
 //! schema object model (`cel-k8s-schema`) and the authz library (`cel-k8s`), and must not
 //! depend on the CRD validation module or on any command-line concern.
