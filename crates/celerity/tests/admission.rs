@@ -161,6 +161,19 @@ fn request_is_typed_so_typos_are_compile_errors() {
         r.status.message,
         "deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: compilation error: compilation failed: ERROR: <input>:1:8: undefined field 'namex'\n | request.namex == 'x'\n | .......^"
     );
+    let typed = admit(json!({
+        "policies": [vap("p", json!({"matchConstraints": rules(),
+            "validations": [{"expression": "request.kind + 1 == 2"}]}))],
+        "bindings": [binding("b", "p", &["Deny"], json!({}))],
+        "object": deployment(1),
+    }));
+    assert!(
+        typed.status.message.contains(
+            "found no matching overload for '_+_' applied to '(kubernetes.GroupVersionKind, int)'"
+        ),
+        "{}",
+        typed.status.message
+    );
     let ok = admit(json!({
         "policies": [vap("p", json!({"matchConstraints": rules(),
             "validations": [{"expression": "request.operation == 'CREATE' && request.namespace == 'prod' && request.userInfo.username == 'alice' && namespaceObject.metadata.labels.env == 'prod'"}]}))],

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use cel_k8s::{ExpressionKind, KubeVersion};
-use cel_k8s_schema::decl::{DeclType, SchemaTypes};
+use cel_k8s_schema::decl::{DeclKind, DeclType, SchemaTypes};
 use cel_k8s_schema::{Path, Schema, ValueModel};
 use cel_types::{FieldType, TypeProvider};
 use serde_json::{Value as Json, json};
@@ -153,14 +153,52 @@ fn namespace_schema() -> Json {
     }})
 }
 
+/// The names Kubernetes gives the object types inside `request` and `namespaceObject`, by
+/// field path (`status.conditions.@idx` is a list's element).
+const TYPE_NAMES: &[(&str, &str)] = &[
+    ("kind", "kubernetes.GroupVersionKind"),
+    ("requestKind", "kubernetes.GroupVersionKind"),
+    ("resource", "kubernetes.GroupVersionResource"),
+    ("requestResource", "kubernetes.GroupVersionResource"),
+    ("userInfo", "kubernetes.UserInfo"),
+    ("metadata", "kubernetes.NamespaceMetadata"),
+    ("spec", "kubernetes.NamespaceSpec"),
+    ("status", "kubernetes.NamespaceStatus"),
+    ("status.conditions.@idx", "kubernetes.NamespaceCondition"),
+];
+
+/// Names the object types of a fixed schema as [`TYPE_NAMES`] says.
+fn name_types(t: &mut DeclType, path: &str) {
+    let join = |f: &str| {
+        if path.is_empty() {
+            f.to_string()
+        } else {
+            format!("{path}.{f}")
+        }
+    };
+    match &mut t.kind {
+        DeclKind::Object { name, fields } => {
+            if let Some((_, n)) = TYPE_NAMES.iter().find(|(p, _)| *p == path) {
+                *name = (*n).to_string();
+            }
+            for (f, field) in fields.iter_mut() {
+                name_types(&mut field.ty, &join(f));
+            }
+        }
+        DeclKind::List(e) => name_types(e, &join("@idx")),
+        DeclKind::Map(v) => name_types(v, &join("@elem")),
+        DeclKind::Scalar(_) => {}
+    }
+}
+
 /// A fixed schema, read and typed; the schemas are ours, so failing to read one is a bug
 /// caught by the tests, and gives an empty object type rather than a panic.
 fn typed(schema: &Json, name: &str) -> (DeclType, ValueModel) {
     let schema = Schema::from_json(schema, &Path::root()).unwrap_or_default();
-    let decl = DeclType::from_schema(&schema, false)
-        .unwrap_or_else(|| DeclType::from_schema(&Schema::default(), false).expect("object"))
-        .with_type_name(name);
-    (decl, ValueModel::new(&schema, false))
+    let mut decl = DeclType::from_schema(&schema, false)
+        .unwrap_or_else(|| DeclType::from_schema(&Schema::default(), false).expect("object"));
+    name_types(&mut decl, "");
+    (decl.with_type_name(name), ValueModel::new(&schema, false))
 }
 
 /// The parts of the admission environment shared by every policy of one version:
