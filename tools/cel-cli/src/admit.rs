@@ -427,8 +427,9 @@ fn object_text(doc: &Document, a: &Admitted) -> String {
 }
 
 fn object_json(doc: &Document, a: &Admitted) -> Json {
-    let mut j = json!({"file": doc.file, "document": doc.index});
-    let m = j.as_object_mut().expect("an object");
+    let mut m = Map::new();
+    m.insert("file".into(), json!(doc.file));
+    m.insert("document".into(), json!(doc.index));
     if let Some(req) = &a.request {
         m.insert("kind".into(), json!(req.kind.kind));
         m.insert("namespace".into(), json!(req.namespace));
@@ -451,7 +452,7 @@ fn object_json(doc: &Document, a: &Admitted) -> Json {
             m.insert("matched".into(), Json::Array(matched));
         }
     }
-    j
+    Json::Object(m)
 }
 
 fn to_yaml(o: &Json) -> String {
