@@ -17,9 +17,9 @@
 //!
 //! * **Server-side apply** is a subset: maps merge, lists whose elements all have a `name`
 //!   merge by name, other lists are replaced; without OpenAPI schemas there are no list-map
-//!   keys other than `name`, no refusal to change atomic lists, no check that
-//!   `Object.spec{...}` type names follow field names, and no built-in defaulting after a
-//!   mutation (Deployment's `strategy`).
+//!   keys other than `name`, no refusal to change atomic lists or undeclared fields, and no
+//!   built-in defaulting after a mutation (Deployment's `strategy`). `Object.spec{...}` type
+//!   names are checked against field names where written, even in a branch not taken.
 //! * **Objects are not converted between versions**: a policy matched through an
 //!   equivalent resource (`matchPolicy: Equivalent`, with [`Equivalents`] from the host)
 //!   sees `request.resource` and `request.kind` as matched, but the object as sent.

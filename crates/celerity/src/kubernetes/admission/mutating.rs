@@ -10,9 +10,11 @@
 //! * `ApplyConfiguration`: the expression gives an `Object{...}`, merged into the object.
 //!   Offline there are no OpenAPI schemas, so the merge is a documented subset of
 //!   server-side apply: maps merge field by field, lists whose elements all have a `name`
-//!   (containers, env, volumes...) merge by name, other lists are replaced; a `null` removes
-//!   the field. The API server's refusal to change atomic lists and its type-name checks of
-//!   `Object.spec{...}` literals are not applied.
+//!   (containers, env, volumes...) merge by name (duplicates of a key merging into one),
+//!   other lists are replaced; a `null` removes the field. The API server's refusal to change
+//!   atomic lists and fields its schema does not declare is not applied. `Object.spec{...}`
+//!   literals whose type name does not follow the field path are reported as the API server
+//!   reports them.
 //!
 //! `Object`, `Object.spec`, `Object.spec.template`... and `JSONPatch` are types whose
 //! literals build maps (see [`crate::kubernetes::admission::environment`]).
@@ -26,6 +28,8 @@ use super::environment::{
 use super::policy::{Binding, FailurePolicy, MUTATING_POLICY, Mutation, PolicyKind};
 use super::request::Request;
 use super::validating::CompiledPolicy;
+use cel_syntax::ast::ExprKind;
+
 use crate::{Env, Type};
 
 /// The type of JSON Patch operations.
@@ -63,6 +67,46 @@ pub(crate) fn compile_mutation(env: &AdmissionEnv, e: &Env, m: &Mutation) -> Com
             &ReturnTypes::OneOf(vec![Type::list(Type::message(JSON_PATCH_TYPE))]),
         ),
     }
+}
+
+/// The first `Object` literal in an expression whose type name does not follow its field's
+/// path (`Object{spec: Object.specx{...}}`), as Kubernetes reports it when the mutation
+/// runs. Literals are checked where written, whether or not the evaluation reaches them.
+pub(crate) fn type_name_mismatch(e: &Env, expression: &str) -> Option<String> {
+    let ast = e.parse(expression).ok()?;
+    let mut found = None;
+    ast.syntax().expr.walk(&mut |x| {
+        let ExprKind::Struct(s) = &x.kind else {
+            return;
+        };
+        if found.is_some() || !is_object_type(&s.type_name) {
+            return;
+        }
+        for f in &s.fields {
+            let want = format!("{}.{}", s.type_name, f.name);
+            let mut check = |v: &cel_syntax::ast::Expr| {
+                if let ExprKind::Struct(c) = &v.kind
+                    && is_object_type(&c.type_name)
+                    && c.type_name != want
+                    && found.is_none()
+                {
+                    found = Some(format!(
+                        "type mismatch: unexpected type name {:?}, expected {want:?}, which matches field name path from root Object type",
+                        c.type_name
+                    ));
+                }
+            };
+            match &f.value.kind {
+                ExprKind::List(l) => l.elements.iter().for_each(&mut check),
+                _ => check(&f.value),
+            }
+        }
+    });
+    found
+}
+
+fn is_object_type(name: &str) -> bool {
+    name == OBJECT_TYPE || name.starts_with("Object.")
 }
 
 /// One policy invocation: a policy, a binding, a param.
@@ -243,7 +287,11 @@ fn run(
         return false;
     };
     let mut changed = false;
-    for (m, compiled) in mutations.iter().zip(&p.mutations) {
+    for ((m, compiled), mismatch) in mutations
+        .iter()
+        .zip(&p.mutations)
+        .zip(&p.mutation_type_errors)
+    {
         if request.object.is_none() {
             continue;
         }
@@ -254,7 +302,11 @@ fn run(
             m,
             compiled,
             request.object.as_ref(),
-        ) {
+        )
+        .and_then(|o| match mismatch {
+            Some(e) => Err(e.clone()),
+            None => Ok(o),
+        }) {
             Ok(Some(o)) => {
                 view.set_object(&o);
                 request.object = Some(o);
@@ -547,10 +599,21 @@ fn merge_list(target: &mut Json, items: Vec<Json>) {
             .unwrap_or("")
             .to_string();
         match existing
-            .iter_mut()
-            .find(|e| name_of(e) == Some(name.as_str()))
+            .iter()
+            .position(|e| name_of(e) == Some(name.as_str()))
         {
-            Some(slot) => cel_syntax::stack::guarded(|| merge_object(slot, p)),
+            Some(first) => {
+                // Entries with the same key are one entry to apply: duplicates merge away.
+                let mut seen = 0;
+                existing.retain(|e| {
+                    let same = name_of(e) == Some(name.as_str());
+                    seen += usize::from(same);
+                    !same || seen == 1
+                });
+                if let Some(slot) = existing.get_mut(first) {
+                    cel_syntax::stack::guarded(|| merge_object(slot, p));
+                }
+            }
             None => existing.push(Json::Object(p)),
         }
     }

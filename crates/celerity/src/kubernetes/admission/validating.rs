@@ -37,6 +37,8 @@ pub struct CompiledPolicy {
     pub audit_annotations: Vec<Compiled>,
     /// `spec.mutations[*]` (mutating policies).
     pub mutations: Vec<Compiled>,
+    /// For each mutation, the `Object` literal type-name mismatch it reports when it runs.
+    pub mutation_type_errors: Vec<Option<String>>,
 }
 
 impl CompiledPolicy {
@@ -69,6 +71,7 @@ impl CompiledPolicy {
             .collect();
         let (mut validations, mut messages, mut audit_annotations, mut mutations) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut mutation_type_errors = Vec::new();
         match &policy.kind {
             PolicyKind::Validating {
                 validations: vs,
@@ -101,6 +104,9 @@ impl CompiledPolicy {
                 );
                 for m in ms {
                     mutations.push(super::mutating::compile_mutation(env, &patch_env, m));
+                    let (super::policy::Mutation::ApplyConfiguration(x)
+                    | super::policy::Mutation::JsonPatch(x)) = m;
+                    mutation_type_errors.push(super::mutating::type_name_mismatch(&patch_env, x));
                 }
             }
         }
@@ -116,6 +122,7 @@ impl CompiledPolicy {
             messages,
             audit_annotations,
             mutations,
+            mutation_type_errors,
         }
     }
 
