@@ -451,8 +451,14 @@ pub fn read_policy(json: &Json) -> Result<Policy, Vec<String>> {
             kind,
         }
     });
-    match policy {
-        Some(p) if errors.is_empty() => Ok(p),
+    read_result(policy, errors)
+}
+
+/// What reading an object's `spec` gave: the value, or every problem found (a missing
+/// `spec` among them).
+fn read_result<T>(spec: Option<T>, mut errors: Vec<String>) -> Result<T, Vec<String>> {
+    match spec {
+        Some(v) if errors.is_empty() => Ok(v),
         Some(_) => Err(errors),
         None => {
             errors.push("spec: Required value".into());
@@ -537,14 +543,7 @@ pub fn read_binding(json: &Json) -> Result<Binding, Vec<String>> {
             validation_actions,
         }
     });
-    match binding {
-        Some(b) if errors.is_empty() => Ok(b),
-        Some(_) => Err(errors),
-        None => {
-            errors.push("spec: Required value".into());
-            Err(errors)
-        }
-    }
+    read_result(binding, errors)
 }
 
 #[cfg(test)]
