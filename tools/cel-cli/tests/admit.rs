@@ -163,3 +163,70 @@ fn bad_documents_are_reported_and_the_rest_still_runs() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn updates_deletes_and_bad_manifests() {
+    let dir = std::env::temp_dir().join(format!("cel-admit-ops-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let policy = dir.join("policy.yaml");
+    std::fs::write(
+        &policy,
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: no-shrink}\nspec:\n  matchConstraints:\n    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [UPDATE, DELETE], resources: [deployments]}]\n  validations:\n    - expression: \"request.operation == 'DELETE' ? oldObject.metadata.name != 'keep' : object.spec.replicas >= oldObject.spec.replicas\"\n      messageExpression: \"request.operation + ' not allowed'\"\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: no-shrink}\nspec: {policyName: no-shrink, validationActions: [Deny]}\n",
+    )
+    .unwrap();
+    let deployment = |name: &str, replicas: i64| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: prod}}\nspec: {{replicas: {replicas}}}\n"
+        )
+    };
+    let old = dir.join("old.yaml");
+    std::fs::write(&old, deployment("web", 3)).unwrap();
+    let new = dir.join("new.yaml");
+    let mut deep = String::from("1");
+    for _ in 0..300 {
+        deep = format!("[{deep}]");
+    }
+    std::fs::write(
+        &new,
+        format!(
+            "{}---\n{}---\nkind: [unclosed\n---\n{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"deep\"}}, \"data\": {deep}}}\n",
+            deployment("web", 2),
+            deployment("keep", 1)
+        ),
+    )
+    .unwrap();
+    let (p, o, n) = (
+        policy.to_str().unwrap(),
+        old.to_str().unwrap(),
+        new.to_str().unwrap(),
+    );
+    // web shrinks (an update from --old): denied; keep is a create: not matched; the bad
+    // documents are reported by file and position, and the rest still ran.
+    let out = cel(&["admit", "--policy", p, "--old", o, n]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}{}", stderr(&out));
+    assert!(
+        text.contains(&format!("{n}: Deployment prod/web denied (422 Invalid)")),
+        "{text}"
+    );
+    assert!(text.contains("UPDATE not allowed"), "{text}");
+    assert!(
+        text.contains(&format!("{n}#1: Deployment prod/keep admitted")),
+        "{text}"
+    );
+    assert!(text.contains(&format!("{n}#2: error: ")), "{text}");
+    assert!(text.contains(&format!("{n}#3: error: ")), "{text}");
+    // Deleting: the manifests are the old objects.
+    let out = cel(&["admit", "--policy", p, "--operation", "DELETE", n]);
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!("{n}: Deployment prod/web admitted")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("{n}#1: Deployment prod/keep denied")),
+        "{text}"
+    );
+    assert!(text.contains("DELETE not allowed"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
