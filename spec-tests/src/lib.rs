@@ -11,10 +11,13 @@
 //! - [`known_failures`] reads, compares and regenerates the known-failures list;
 //! - [`report`] formats the table, the failures and the JSON summary;
 //! - [`kubernetes`] loads and runs Celerity's own Kubernetes corpus
-//!   (`spec-tests/cases/kubernetes/*.jsonl`), costs included.
+//!   (`spec-tests/cases/kubernetes/*.jsonl`), costs included;
+//! - [`admission`] loads and runs Kubernetes' admission-policy tests as data
+//!   (`spec-tests/cases/admission/*.jsonl`).
 
 #![forbid(unsafe_code)]
 
+pub mod admission;
 pub mod convert;
 pub mod corpus;
 pub mod crd;

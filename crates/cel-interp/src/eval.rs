@@ -434,10 +434,11 @@ fn eval_unguarded<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> {
             id,
             type_name,
             message,
+            builds_map,
             fields,
             cost,
         } => {
-            let r = eval_struct(*id, type_name, message.as_ref(), fields, st);
+            let r = eval_struct(*id, type_name, message.as_ref(), *builds_map, fields, st);
             if fatal(&r) {
                 return r;
             }
@@ -578,6 +579,7 @@ fn eval_struct<'p>(
     id: i64,
     type_name: &str,
     message: Option<&cel_runtime::proto::MessageDescriptor>,
+    builds_map: bool,
     fields: &'p [(Arc<str>, Node, bool)],
     st: &mut State<'p, '_>,
 ) -> Result<Value> {
@@ -587,7 +589,7 @@ fn eval_struct<'p>(
         let v = eval(node, st)?;
         crate::ops::struct_field(&mut values, name, *optional, v).map_err(|e| e.at(id))?;
     }
-    crate::ops::make_struct(type_name, message, values).map_err(|e| e.at(id))
+    crate::ops::make_struct(type_name, message, builds_map, values).map_err(|e| e.at(id))
 }
 
 /// Reads an accumulator for an in-place update (`acc + [e]`, `cel.@mapInsert`): charged as a

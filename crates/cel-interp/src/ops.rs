@@ -217,10 +217,18 @@ pub fn struct_field(
 pub fn make_struct(
     type_name: &str,
     message: Option<&cel_runtime::proto::MessageDescriptor>,
+    builds_map: bool,
     fields: Vec<(Arc<str>, Value)>,
 ) -> Result<Value> {
     match message {
         Some(d) => cel_runtime::proto::construct(d, fields),
+        None if builds_map => {
+            let mut m = cel_runtime::MapValue::with_capacity(fields.len());
+            for (name, v) in fields {
+                m.insert(cel_runtime::Key::String(name), v);
+            }
+            Ok(Value::Map(Arc::new(m)))
+        }
         None => crate::wellknown::construct(type_name, fields),
     }
 }

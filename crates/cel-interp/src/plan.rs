@@ -104,6 +104,12 @@ impl PlanEnv {
         self.messages.as_ref()?.message(type_name)
     }
 
+    /// Whether a literal of this type builds a map of its fields (a host type whose
+    /// provider says so; see `TypeProvider::builds_maps`).
+    pub fn builds_map(&self, type_name: &str) -> bool {
+        self.message_descriptor(type_name).is_none() && self.provider.builds_maps(type_name)
+    }
+
     /// The cost rule of a call: the hooks that apply (by overload id first, then by function
     /// name) and the overload id for the built-in table ("" when unresolved). `first_arg` is
     /// the checked type of the call's first argument (its receiver for a member call), when
@@ -516,6 +522,8 @@ pub(crate) enum Node {
         /// The message type, for messages other than the well-known types CEL builds as
         /// plain values.
         message: Option<cel_runtime::proto::MessageDescriptor>,
+        /// A host type whose literals are maps of their fields.
+        builds_map: bool,
         fields: Vec<(Arc<str>, Node, bool)>,
         cost: u64,
     },
@@ -1343,10 +1351,12 @@ impl<'a> Planner<'a> {
             .map(|f| (Arc::from(f.name.as_str()), self.plan(&f.value), f.optional))
             .collect();
         let message = self.env.message_descriptor(&type_name);
+        let builds_map = self.env.builds_map(&type_name);
         Node::Struct {
             id,
             type_name,
             message,
+            builds_map,
             fields,
             cost: self.literal_cost(id),
         }

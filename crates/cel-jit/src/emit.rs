@@ -207,6 +207,7 @@ fn emit_with(
             shims: HashMap::new(),
             exit: None,
             inject_fault: options.inject_fault,
+            lazy_variables: options.lazy_variables,
             track_cost: options.track_cost,
         };
         em.run()?;
@@ -267,6 +268,8 @@ struct Emitter<'a, 'f> {
     exit: Option<cl::Block>,
     /// Charge one unit too many at the end (see `JitOptions::inject_fault`).
     inject_fault: bool,
+    /// Resolve variables where they are read (see `JitOptions::lazy_variables`).
+    lazy_variables: bool,
     /// Whether to count the cost at all (see `JitOptions::track_cost`).
     track_cost: bool,
 }
@@ -361,6 +364,18 @@ impl Emitter<'_, '_> {
     }
 
     /// Calls a shim with the context prepended; its one result.
+    /// Asks the activation for a variable: its value pointer (to null when unbound) and
+    /// whether it is unbound.
+    fn resolve_var(&mut self, name: &Arc<str>) -> Result<(cl::Value, cl::Value), JitError> {
+        let site = self.data.keep(VarSite { name: name.clone() });
+        let s = self.ptr_const(site);
+        let p = self.call(Shim::cel_rt_resolve, &[s])?;
+        let unbound = self.icmp_c(IntCC::Equal, p, 0);
+        let null = self.ptr_const(&NULL_VALUE as *const Value);
+        let v = self.b.ins().select(unbound, null, p);
+        Ok((v, unbound))
+    }
+
     fn call(&mut self, shim: Shim, args: &[cl::Value]) -> Result<cl::Value, JitError> {
         let f = self.shim_ref(shim)?;
         let mut all = Vec::with_capacity(args.len() + 1);
@@ -679,18 +694,15 @@ impl Emitter<'_, '_> {
         }
         // Variables are resolved once, at entry: a lookup in the activation is the most
         // expensive part of reading one, and a program often reads one several times.
+        // (Unless the host computes them on demand: then each read asks.)
         for bd in &func.blocks {
             for inst in &bd.insts {
                 if let Op::LoadVar(name) = &inst.op
+                    && !self.lazy_variables
                     && !self.vars.contains_key(name)
                 {
-                    let site = self.data.keep(VarSite { name: name.clone() });
-                    let s = self.ptr_const(site);
-                    let p = self.call(Shim::cel_rt_resolve, &[s])?;
-                    let unbound = self.icmp_c(IntCC::Equal, p, 0);
-                    let null = self.ptr_const(&NULL_VALUE as *const Value);
-                    let v = self.b.ins().select(unbound, null, p);
-                    self.vars.insert(name.clone(), (v, unbound));
+                    let resolved = self.resolve_var(name)?;
+                    self.vars.insert(name.clone(), resolved);
                 }
             }
         }
@@ -860,10 +872,14 @@ impl Emitter<'_, '_> {
                 self.def(r[0], c);
             }
             Op::LoadVar(name) => {
-                let (v, unbound) = *self
-                    .vars
-                    .get(name)
-                    .ok_or_else(|| JitError::Codegen(format!("{name} was not resolved")))?;
+                let (v, unbound) = if self.lazy_variables {
+                    self.resolve_var(name)?
+                } else {
+                    *self
+                        .vars
+                        .get(name)
+                        .ok_or_else(|| JitError::Codegen(format!("{name} was not resolved")))?
+                };
                 self.data.names.insert(expr, name.clone());
                 let e = self.err_if(unbound, ERR_NO_SUCH_ATTRIBUTE, expr);
                 self.def(r[0], v);
@@ -1152,6 +1168,7 @@ impl Emitter<'_, '_> {
                 let site = self.data.keep(StructSite {
                     type_name: type_name.clone(),
                     message,
+                    builds_map: self.env.builds_map(type_name),
                     fields: fields.clone(),
                     expr,
                 });

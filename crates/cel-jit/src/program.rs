@@ -37,6 +37,10 @@ pub struct JitOptions {
     /// that proves the differential comparison with the interpreter can fail.
     #[doc(hidden)]
     pub inject_fault: bool,
+    /// Resolve each variable where it is read rather than once at entry, so that a variable
+    /// the evaluation never reaches is never asked for (hosts whose variables are computed
+    /// on demand, such as admission policies' `variables.x`, charge for them when asked).
+    pub lazy_variables: bool,
 }
 
 impl Default for JitOptions {
@@ -47,6 +51,7 @@ impl Default for JitOptions {
             track_cost: true,
             budget: cel_ir::DEFAULT_BUDGET,
             inject_fault: false,
+            lazy_variables: false,
         }
     }
 }

@@ -48,6 +48,7 @@ pub(crate) struct CostSite {
 pub(crate) struct StructSite {
     pub type_name: Arc<str>,
     pub message: Option<cel_runtime::proto::MessageDescriptor>,
+    pub builds_map: bool,
     pub fields: Vec<(Arc<str>, bool)>,
     pub expr: i64,
 }
@@ -506,7 +507,7 @@ shims! {
                 break;
             }
         }
-        let r = r.and_then(|()| ops::make_struct(&s.type_name, s.message.as_ref(), fields));
+        let r = r.and_then(|()| ops::make_struct(&s.type_name, s.message.as_ref(), s.builds_map, fields));
         put(ctx, r.map_err(|e| e.at(s.expr)))
     }
 

@@ -141,6 +141,13 @@ pub trait TypeProvider: Send + Sync + std::fmt::Debug {
     /// The value of an enum constant named by its fully qualified name
     /// (`pkg.Enum.VALUE`).
     fn find_enum_value(&self, name: &str) -> Option<i64>;
+
+    /// Whether a literal of this type (one this provider declares, not a protobuf message)
+    /// builds a map of its fields, as Kubernetes' `Object{...}` and `JSONPatch{...}` in
+    /// mutating admission policies do. No by default: such a literal is then an error.
+    fn builds_maps(&self, _type_name: &str) -> bool {
+        false
+    }
 }
 
 /// A type provider that knows no types.

@@ -205,6 +205,10 @@ impl TypeProvider for LibraryTypes {
     fn find_enum_value(&self, name: &str) -> Option<i64> {
         self.host.as_ref()?.find_enum_value(name)
     }
+
+    fn builds_maps(&self, type_name: &str) -> bool {
+        self.host.as_ref().is_some_and(|h| h.builds_maps(type_name))
+    }
 }
 
 /// Adapts a boxed library to the `impl Library` the builder takes.

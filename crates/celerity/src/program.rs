@@ -65,6 +65,11 @@ pub struct ProgramOptions {
     /// prove the comparison of backends can fail.
     #[doc(hidden)]
     pub inject_fault: bool,
+    /// Ask the activation for each variable where the evaluation reads it, as the
+    /// interpreter does, rather than once when native code starts; for hosts whose
+    /// activation computes values on demand (admission policies' `variables`). Off by
+    /// default.
+    pub lazy_variables: bool,
 }
 
 impl Default for ProgramOptions {
@@ -75,6 +80,7 @@ impl Default for ProgramOptions {
             keep_code_text: false,
             fast_compile: false,
             inject_fault: false,
+            lazy_variables: false,
         }
     }
 }
@@ -107,6 +113,7 @@ pub struct Program {
     cost_limit: Option<u64>,
     track_cost: bool,
     fast_compile: bool,
+    lazy_variables: bool,
 }
 
 fn issues_of(ast: &Ast, e: Error) -> Issues {
@@ -139,6 +146,7 @@ impl Program {
                     track_cost: options.track_cost,
                     fast_compile: options.fast_compile,
                     inject_fault: options.inject_fault,
+                    lazy_variables: options.lazy_variables,
                     ..JitOptions::default()
                 };
                 match JitProgram::compile(checked, env, plan.clone(), jit_options) {
@@ -172,6 +180,7 @@ impl Program {
             cost_limit,
             track_cost: options.track_cost,
             fast_compile: options.fast_compile,
+            lazy_variables: options.lazy_variables,
         })
     }
 
@@ -245,6 +254,7 @@ impl Program {
                         let options = JitOptions {
                             track_cost: self.track_cost,
                             fast_compile: self.fast_compile,
+                            lazy_variables: self.lazy_variables,
                             ..JitOptions::default()
                         };
                         JitProgram::compile(&a.checked, &a.env, self.plan.clone(), options)

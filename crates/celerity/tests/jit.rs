@@ -224,3 +224,46 @@ fn auto_compiles_after_repeated_evaluations() {
     assert_eq!(p.backend(), Backend::Jit);
     assert_eq!(p.eval(&vars).unwrap(), Value::Int(12));
 }
+
+/// An activation that counts how often each variable is asked for.
+struct Counting {
+    asked: std::sync::Mutex<Vec<String>>,
+}
+
+impl celerity::Activation for Counting {
+    fn resolve(&self, name: &str) -> Option<Value> {
+        self.asked.lock().unwrap().push(name.to_string());
+        match name {
+            "b" => Some(Value::Bool(true)),
+            "x" => Some(Value::Int(1)),
+            _ => None,
+        }
+    }
+}
+
+#[test]
+fn lazy_variables_are_asked_for_where_they_are_read() {
+    let env = env();
+    let ast = env.compile("b || x > 0").unwrap();
+    let asked = |lazy: bool| {
+        let p = env
+            .program_with(
+                &ast,
+                ProgramOptions {
+                    backend: Backend::Jit,
+                    lazy_variables: lazy,
+                    ..ProgramOptions::default()
+                },
+            )
+            .unwrap();
+        let act = Counting {
+            asked: std::sync::Mutex::new(Vec::new()),
+        };
+        assert_eq!(p.eval(&act).unwrap(), Value::Bool(true));
+        act.asked.into_inner().unwrap()
+    };
+    // At entry, every variable the program reads; lazily, only the one the evaluation
+    // reaches (`b` is true, so `x > 0` is not evaluated), as the interpreter does.
+    assert_eq!(asked(false), vec!["b", "x"]);
+    assert_eq!(asked(true), vec!["b"]);
+}

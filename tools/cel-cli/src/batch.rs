@@ -86,7 +86,23 @@ fn input_error(error: impl Into<String>) -> Json {
 
 /// Runs a batch file through `line`, printing one result per line; the status says whether
 /// every line was `"ok": true`.
-fn run_lines(path: &str, mut line: impl FnMut(&Map<String, Json>) -> Json) -> ExitCode {
+fn run_lines(path: &str, line: impl FnMut(&Map<String, Json>) -> Json) -> ExitCode {
+    run_lines_as(
+        path,
+        input_error,
+        |r| r.get("ok") == Some(&Json::Bool(true)),
+        line,
+    )
+}
+
+/// Runs a batch file through `line`, printing one result per line, or the line's `error`
+/// when it is not a JSON object; the status says whether every line `passed`.
+pub(crate) fn run_lines_as(
+    path: &str,
+    error: impl Fn(String) -> Json,
+    passed: impl Fn(&Json) -> bool,
+    mut line: impl FnMut(&Map<String, Json>) -> Json,
+) -> ExitCode {
     let lines = match BatchLines::open(path) {
         Ok(l) => l,
         Err(e) => return bad_input(e),
@@ -99,15 +115,15 @@ fn run_lines(path: &str, mut line: impl FnMut(&Map<String, Json>) -> Json) -> Ex
                 eprintln!("error: {e}");
                 return ExitCode::from(BAD_INPUT);
             }
-            Ok(BatchLine::Bad(why)) => input_error(why),
-            Ok(BatchLine::Text(t)) if t.trim().is_empty() => input_error("blank line"),
+            Ok(BatchLine::Bad(why)) => error(why),
+            Ok(BatchLine::Text(t)) if t.trim().is_empty() => error("blank line".into()),
             Ok(BatchLine::Text(t)) => match serde_json::from_str::<Json>(&t) {
                 Ok(Json::Object(case)) => line(&case),
-                Ok(_) => input_error("a line must be a JSON object"),
-                Err(e) => input_error(format!("invalid JSON: {e}")),
+                Ok(_) => error("a line must be a JSON object".into()),
+                Err(e) => error(format!("invalid JSON: {e}")),
             },
         };
-        all_ok &= result.get("ok") == Some(&Json::Bool(true));
+        all_ok &= passed(&result);
         out.line(result);
     }
     if all_ok {

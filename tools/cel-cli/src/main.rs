@@ -12,6 +12,7 @@
 //! cel eval --profile kubernetes=1.30 --stored "isSemver('1.0.0')"
 //! cel functions --profile kubernetes=1.34 quantity
 //! cel validate --crd examples/crd/widgets.yaml examples/crd/manifests/
+//! cel admit --policy examples/admission/policies.yaml examples/admission/manifests/
 //! ```
 //!
 //! `--profile kubernetes[=VERSION]` compiles and evaluates in the environment of that
@@ -26,6 +27,7 @@
 
 #![forbid(unsafe_code)]
 
+mod admit;
 mod batch;
 mod check;
 mod env;
@@ -43,7 +45,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 #[command(
     name = "cel",
     version,
-    about = "Evaluate and check Common Expression Language expressions, and validate Kubernetes custom resources"
+    about = "Evaluate and check Common Expression Language expressions, validate Kubernetes custom resources and apply admission policies"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -67,6 +69,10 @@ enum Command {
     /// API server does: defaults, pruning, OpenAPI schema validation, then the
     /// `x-kubernetes-validations` rules.
     Validate(validate::ValidateArgs),
+    /// Apply admission policies (ValidatingAdmissionPolicy, MutatingAdmissionPolicy) and
+    /// their bindings to manifests, as the API server's admission plugins do: verdicts,
+    /// messages, warnings, audit annotations and mutated objects.
+    Admit(admit::AdmitArgs),
 }
 
 /// How results are printed.
@@ -93,5 +99,6 @@ fn main() -> ExitCode {
         Command::Cost(args) => check::run_cost(&args),
         Command::Functions(args) => functions::run(&args),
         Command::Validate(args) => validate::run(&args),
+        Command::Admit(args) => admit::run(&args),
     }
 }

@@ -73,7 +73,9 @@ enum FieldValidation {
     Ignore,
 }
 
-fn version(profile: Option<&str>) -> Result<KubeVersion, String> {
+/// The compatibility version a `--profile` names (default: that of the newest API server
+/// described).
+pub(crate) fn profile_version(profile: Option<&str>) -> Result<KubeVersion, String> {
     match profile {
         None | Some("kubernetes") => Ok(celerity::kubernetes::crd::default_compatibility_version()),
         Some(p) => match p.strip_prefix("kubernetes=") {
@@ -87,7 +89,7 @@ fn version(profile: Option<&str>) -> Result<KubeVersion, String> {
 
 /// Runs `cel validate`.
 pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
-    let version = match version(args.profile.as_deref()) {
+    let version = match profile_version(args.profile.as_deref()) {
         Ok(v) => v,
         Err(e) => return bad_input(e),
     };
@@ -202,9 +204,9 @@ fn load_crds(paths: &[String], options: &CrdOptions) -> Result<(Vec<CompiledCrd>
 }
 
 /// Objects' identity for pairing new and old versions.
-type ObjectKey = (String, String, String, String);
+pub(crate) type ObjectKey = (String, String, String, String);
 
-fn key_of(o: &Json) -> ObjectKey {
+pub(crate) fn key_of(o: &Json) -> ObjectKey {
     let s = |p: &[&str]| {
         p.iter()
             .try_fold(o, |v, k| v.get(k))
@@ -241,7 +243,7 @@ fn index_olds(docs: Vec<Document>, bad: &mut bool) -> HashMap<ObjectKey, Json> {
 }
 
 /// The objects of the documents: each document, or the items of a `kind: List`.
-fn expand_lists(docs: Vec<Document>) -> Vec<(Document, Result<Json, String>)> {
+pub(crate) fn expand_lists(docs: Vec<Document>) -> Vec<(Document, Result<Json, String>)> {
     let mut out = Vec::new();
     for d in docs {
         match &d.value {

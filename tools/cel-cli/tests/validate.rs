@@ -1,48 +1,12 @@
 //! End-to-end tests of `cel validate`, the schema-typed batch modes, and the command's
 //! handling of bad and hostile input.
 
+mod support;
+
 use std::io::{Read, Write};
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
-fn cel(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cel"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("run cel")
-}
-
-/// Runs `cel` with `input` on standard input.
-fn cel_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cel"))
-        .args(args)
-        .current_dir(repo())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run cel");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use support::{cel, cel_stdin, stderr, stdout};
 
 const CRD: &str = "examples/crd/webapps.yaml";
 

@@ -57,6 +57,7 @@
 
 use std::sync::Arc;
 
+pub mod admission;
 pub mod crd;
 
 pub use cel_k8s::authz::{

@@ -1,0 +1,625 @@
+//! The environment admission policies compile in (Kubernetes' `plugin/cel` compiler): the
+//! Kubernetes environment of a version for stored expressions, plus `object`, `oldObject`,
+//! `request` (typed as `kubernetes.AdmissionRequest`), `namespaceObject` (typed as
+//! `kubernetes.Namespace`), `params` when the policy has a `paramKind`, `authorizer` and
+//! `authorizer.requestResource` where the expression may use them, and `variables`: the
+//! policy's composited variables, each declared as `variables.<name>` with the type its
+//! expression has.
+//!
+//! Variables are computed on demand ([`Bindings`] is the activation): the first read of
+//! `variables.x` in one pass over a list of expressions evaluates `x`, whose cost is then
+//! charged to the pass's budget; later reads reuse the value. Programs therefore run with
+//! [`ProgramOptions::lazy_variables`], so native code asks for a variable where it reads
+//! it, as the interpreter does.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use cel_k8s::{ExpressionKind, KubeVersion};
+use cel_k8s_schema::decl::{DeclKind, DeclType, SchemaTypes};
+use cel_k8s_schema::{Path, Schema, ValueModel};
+use cel_types::{FieldType, TypeProvider};
+use serde_json::{Value as Json, json};
+
+use crate::kubernetes::KubernetesEnv;
+use crate::{Activation, Backend, Env, Program, ProgramOptions, Type, Value};
+
+/// The per-call cost limit of one admission expression (Kubernetes' `PerCallLimit`).
+pub const PER_CALL_LIMIT: u64 = 1_000_000;
+/// The cost budget of one pass over a policy's expressions (Kubernetes'
+/// `RuntimeCELCostBudget`).
+pub const RUNTIME_COST_BUDGET: u64 = 10_000_000;
+/// The type name of `request`.
+pub const REQUEST_TYPE: &str = "kubernetes.AdmissionRequest";
+/// The type name of `namespaceObject`.
+pub const NAMESPACE_TYPE: &str = "kubernetes.Namespace";
+/// The type name of `variables`.
+pub const VARIABLES_TYPE: &str = "kubernetes.variables";
+
+/// Which optional variables an expression's environment declares (Kubernetes'
+/// `OptionalVariableDeclarations`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Declarations {
+    /// `params` (the policy has a `paramKind`).
+    pub params: bool,
+    /// `authorizer` and `authorizer.requestResource`.
+    pub authorizer: bool,
+    /// `JSONPatch`, `Object` construction and `jsonpatch.escapeKey` (mutations).
+    pub patch_types: bool,
+}
+
+/// What the compiled expression must evaluate to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReturnTypes {
+    /// Anything (variables).
+    Any,
+    /// One of these types.
+    OneOf(Vec<Type>),
+}
+
+/// One compiled expression (Kubernetes' `CompilationResult`).
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// The expression as written.
+    pub expression: String,
+    /// The program, or why there is none (`compilation failed: ERROR: ...`).
+    pub program: Result<Program, String>,
+    /// The expression's type (`dyn` when it does not compile).
+    pub output: Type,
+}
+
+/// The static types of `request` and `namespaceObject`, and the types of a policy's
+/// variables; the checker's view of them.
+#[derive(Debug)]
+struct AdmissionTypes {
+    schema_types: SchemaTypes,
+    variables: HashMap<String, Type>,
+    /// `JSONPatch` and `Object` types (mutations).
+    patch_types: bool,
+}
+
+impl TypeProvider for AdmissionTypes {
+    fn find_type(&self, name: &str) -> Option<Type> {
+        if name == VARIABLES_TYPE || (self.patch_types && super::mutating::is_patch_type(name)) {
+            return Some(Type::message(name));
+        }
+        self.schema_types.find_type(name)
+    }
+
+    fn find_field(&self, message: &str, field: &str) -> Option<FieldType> {
+        if message == VARIABLES_TYPE {
+            return self
+                .variables
+                .get(field)
+                .map(|t| FieldType { ty: t.clone() });
+        }
+        if self.patch_types && super::mutating::is_patch_type(message) {
+            return super::mutating::patch_field_type(message, field).map(|ty| FieldType { ty });
+        }
+        if message == REQUEST_TYPE && field == "options" {
+            return Some(FieldType { ty: Type::Dyn });
+        }
+        self.schema_types.find_field(message, field)
+    }
+
+    fn find_enum_value(&self, _name: &str) -> Option<i64> {
+        None
+    }
+
+    fn builds_maps(&self, type_name: &str) -> bool {
+        self.patch_types && super::mutating::is_patch_type(type_name)
+    }
+}
+
+/// The schema `request` is typed by (Kubernetes' `BuildRequestType`).
+fn request_schema() -> Json {
+    let s = json!({"type": "string"});
+    let gvk = json!({"type": "object", "properties": {"group": s, "version": s, "kind": s}});
+    let gvr = json!({"type": "object", "properties": {"group": s, "version": s, "resource": s}});
+    let strings = json!({"type": "array", "items": s});
+    json!({"type": "object", "properties": {
+        "kind": gvk, "resource": gvr, "subResource": s,
+        "requestKind": gvk, "requestResource": gvr, "requestSubResource": s,
+        "name": s, "namespace": s, "operation": s,
+        "userInfo": {"type": "object", "properties": {
+            "username": s, "uid": s, "groups": strings,
+            "extra": {"type": "object", "additionalProperties": strings},
+        }},
+        "dryRun": {"type": "boolean"},
+    }})
+}
+
+/// The schema `namespaceObject` is typed by (Kubernetes' `BuildNamespaceType`).
+fn namespace_schema() -> Json {
+    let s = json!({"type": "string"});
+    let ts = json!({"type": "string", "format": "date-time"});
+    let strings = json!({"type": "array", "items": s});
+    let string_map = json!({"type": "object", "additionalProperties": s});
+    json!({"type": "object", "properties": {
+        "metadata": {"type": "object", "properties": {
+            "name": s, "generateName": s, "namespace": s, "labels": string_map,
+            "annotations": string_map, "UID": s, "creationTimestamp": ts,
+            "deletionGracePeriodSeconds": {"type": "integer"}, "deletionTimestamp": ts,
+            "generation": {"type": "integer"}, "resourceVersion": s, "finalizers": strings,
+        }},
+        "spec": {"type": "object", "properties": {"finalizers": strings}},
+        "status": {"type": "object", "properties": {
+            "conditions": {"type": "array", "items": {"type": "object", "properties": {
+                "status": s, "type": s, "lastTransitionTime": ts, "message": s, "reason": s,
+            }}},
+            "phase": s,
+        }},
+    }})
+}
+
+/// The names Kubernetes gives the object types inside `request` and `namespaceObject`, by
+/// field path (`status.conditions.@idx` is a list's element).
+const TYPE_NAMES: &[(&str, &str)] = &[
+    ("kind", "kubernetes.GroupVersionKind"),
+    ("requestKind", "kubernetes.GroupVersionKind"),
+    ("resource", "kubernetes.GroupVersionResource"),
+    ("requestResource", "kubernetes.GroupVersionResource"),
+    ("userInfo", "kubernetes.UserInfo"),
+    ("metadata", "kubernetes.NamespaceMetadata"),
+    ("spec", "kubernetes.NamespaceSpec"),
+    ("status", "kubernetes.NamespaceStatus"),
+    ("status.conditions.@idx", "kubernetes.NamespaceCondition"),
+];
+
+/// Names the object types of a fixed schema as [`TYPE_NAMES`] says.
+fn name_types(t: &mut DeclType, path: &str) {
+    let join = |f: &str| {
+        if path.is_empty() {
+            f.to_string()
+        } else {
+            format!("{path}.{f}")
+        }
+    };
+    match &mut t.kind {
+        DeclKind::Object { name, fields } => {
+            if let Some((_, n)) = TYPE_NAMES.iter().find(|(p, _)| *p == path) {
+                *name = (*n).to_string();
+            }
+            for (f, field) in fields.iter_mut() {
+                name_types(&mut field.ty, &join(f));
+            }
+        }
+        DeclKind::List(e) => name_types(e, &join("@idx")),
+        DeclKind::Map(v) => name_types(v, &join("@elem")),
+        DeclKind::Scalar(_) => {}
+    }
+}
+
+/// A fixed schema, read and typed; the schemas are ours, so failing to read one is a bug
+/// caught by the tests, and gives an empty object type rather than a panic.
+fn typed(schema: &Json, name: &str) -> (DeclType, ValueModel) {
+    let schema = Schema::from_json(schema, &Path::root()).unwrap_or_default();
+    let mut decl = DeclType::from_schema(&schema, false).unwrap_or(DeclType {
+        kind: DeclKind::Object {
+            name: "object".into(),
+            fields: Default::default(),
+        },
+        max_elements: 0,
+        min_serialized_size: 2,
+    });
+    name_types(&mut decl, "");
+    (decl.with_type_name(name), ValueModel::new(&schema, false))
+}
+
+/// The parts of the admission environment shared by every policy of one version:
+/// the declared types and the value models of `request` and `namespaceObject`.
+#[derive(Debug)]
+pub struct AdmissionEnv {
+    version: KubeVersion,
+    request: (DeclType, ValueModel),
+    namespace: (DeclType, ValueModel),
+    backend: Backend,
+    kind: ExpressionKind,
+}
+
+impl AdmissionEnv {
+    /// The environment of Kubernetes `version` (stored expressions, as the API server
+    /// compiles policies), running programs on `backend`.
+    pub fn new(version: KubeVersion, backend: Backend) -> AdmissionEnv {
+        AdmissionEnv {
+            version,
+            request: typed(&request_schema(), REQUEST_TYPE),
+            namespace: typed(&namespace_schema(), NAMESPACE_TYPE),
+            backend,
+            kind: ExpressionKind::StoredExpressions,
+        }
+    }
+
+    /// The same environment for new or stored expressions (the API server compiles
+    /// policies as stored expressions; its tests also use new ones).
+    pub fn with_expression_kind(mut self, kind: ExpressionKind) -> AdmissionEnv {
+        self.kind = kind;
+        self
+    }
+
+    /// The version.
+    pub fn version(&self) -> KubeVersion {
+        self.version
+    }
+
+    /// The backend programs run on.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// `request`'s JSON (built by [`super::request`]) as a typed value.
+    pub fn request_value(&self, json: &Json) -> Value {
+        self.request.1.to_value(json)
+    }
+
+    /// A Namespace's JSON as `namespaceObject` (only the fields Kubernetes copies).
+    pub fn namespace_value(&self, namespace: Option<&Json>) -> Value {
+        match namespace {
+            None => Value::Null,
+            Some(ns) => self.namespace.1.to_value(&namespace_fields(ns)),
+        }
+    }
+
+    /// The values an invocation's expressions read: the request's objects (as untyped
+    /// data, as Kubernetes converts unstructured objects), `params`, `request`,
+    /// `namespaceObject` (see [`AdmissionEnv::namespace_value`]), and the authorizer
+    /// variables bound to `authz` as the request's user (absent without an authorizer).
+    pub fn bindings(
+        &self,
+        r: &super::request::Request,
+        params: Value,
+        namespace: Value,
+        authz: Option<&Arc<dyn cel_k8s::authz::Authorizer>>,
+    ) -> FixedBindings {
+        let user = cel_k8s::authz::UserInfo {
+            name: r.user.username.clone(),
+            uid: r.user.uid.clone(),
+            groups: r.user.groups.clone(),
+        };
+        let data = |j: Option<&Json>| j.map_or(Value::Null, cel_k8s_schema::value::untyped);
+        FixedBindings {
+            object: data(r.object.as_ref()),
+            old_object: data(r.old_object.as_ref()),
+            params,
+            request: self.request_value(&r.to_json(&r.resource, &r.kind)),
+            namespace,
+            authorizer: authz
+                .map(|a| cel_k8s::authz::authorizer_value(Some(user.clone()), a.clone())),
+            request_resource: authz.map(|a| {
+                cel_k8s::authz::request_resource_value(
+                    Some(user.clone()),
+                    a.clone(),
+                    &r.resource.group,
+                    &r.resource.resource,
+                    &r.sub_resource,
+                    &r.namespace,
+                    &r.name,
+                )
+            }),
+        }
+    }
+
+    /// The environment an expression compiles in, given the variables declared before it.
+    pub fn env(&self, decls: Declarations, variables: &[(String, Type)]) -> Env {
+        // Kubernetes declares these types' fields by name, unescaped: `request.namespace`
+        // is a field even though `namespace` is a reserved word.
+        let mut schema_types = SchemaTypes::new(&self.request.0).with_keyword_field_names(true);
+        schema_types.add(&self.namespace.0);
+        let types = AdmissionTypes {
+            schema_types,
+            variables: variables.iter().cloned().collect(),
+            patch_types: decls.patch_types,
+        };
+        let k8s = KubernetesEnv::new(self.version)
+            .kind(self.kind)
+            .with_jsonpatch(decls.patch_types)
+            .with_authorizer_variable(decls.authorizer);
+        // The authorizer variables exist where the authz library does (Kubernetes 1.27+).
+        let authorizer = decls.authorizer && k8s.profile().has("kubernetes.authz");
+        let mut b = k8s
+            .builder()
+            .type_provider(Arc::new(types))
+            .cost_limit(Some(PER_CALL_LIMIT))
+            .variable("object", Type::Dyn)
+            .variable("oldObject", Type::Dyn)
+            .variable("namespaceObject", self.namespace.0.cel_type())
+            .variable("request", self.request.0.cel_type())
+            .variable("variables", Type::message(VARIABLES_TYPE));
+        if decls.params {
+            b = b.variable("params", Type::Dyn);
+        }
+        if authorizer {
+            let rr = cel_k8s::authz::request_resource_variable();
+            b = b.variable(&rr.name, rr.ty);
+        }
+        for (name, ty) in variables {
+            b = b.variable(&format!("variables.{name}"), ty.clone());
+        }
+        b.build()
+    }
+
+    /// Compiles one expression in `env`, checking its type against `returns`, with the API
+    /// server's error texts.
+    pub fn compile(&self, env: &Env, expression: &str, returns: &ReturnTypes) -> Compiled {
+        let fail = |e: String| Compiled {
+            expression: expression.to_string(),
+            program: Err(e),
+            output: Type::Dyn,
+        };
+        let ast = match env.compile(expression) {
+            Ok(ast) => ast,
+            Err(issues) => return fail(format!("compilation failed: {issues}")),
+        };
+        let output = ast.result_type().cloned().unwrap_or(Type::Dyn);
+        if let ReturnTypes::OneOf(types) = returns
+            && !types.contains(&output)
+        {
+            return fail(match types.as_slice() {
+                [one] => format!("must evaluate to {one} but got {output}"),
+                many => {
+                    let names: Vec<String> = many.iter().map(|t| t.to_string()).collect();
+                    format!(
+                        "must evaluate to one of [{}] but got {output}",
+                        names.join(" ")
+                    )
+                }
+            });
+        }
+        let options = ProgramOptions {
+            backend: self.backend,
+            lazy_variables: true,
+            ..ProgramOptions::default()
+        };
+        match env.program_with(&ast, options) {
+            Ok(p) => Compiled {
+                expression: expression.to_string(),
+                program: Ok(p),
+                output,
+            },
+            Err(e) => fail(format!("program instantiation failed: {e}")),
+        }
+    }
+
+    /// Compiles a policy's variables in order, each seeing those before it.
+    pub fn compile_variables(
+        &self,
+        decls: Declarations,
+        variables: &[(String, String)],
+    ) -> (Vec<Compiled>, Vec<(String, Type)>) {
+        let mut declared: Vec<(String, Type)> = Vec::new();
+        let mut compiled = Vec::with_capacity(variables.len());
+        for (name, expression) in variables {
+            let env = self.env(decls, &declared);
+            let c = self.compile(&env, expression, &ReturnTypes::Any);
+            // A later variable of the same name replaces the earlier one's type.
+            declared.retain(|(n, _)| n != name);
+            declared.push((name.clone(), c.output.clone()));
+            compiled.push(c);
+        }
+        (compiled, declared)
+    }
+}
+
+/// The fields of a Namespace that `namespaceObject` exposes (Kubernetes'
+/// `CreateNamespaceObject`): status, spec and part of the metadata.
+fn namespace_fields(ns: &Json) -> Json {
+    const META: &[&str] = &[
+        "name",
+        "generateName",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "generation",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "labels",
+        "annotations",
+        "finalizers",
+    ];
+    let mut meta = serde_json::Map::new();
+    if let Some(m) = ns.get("metadata").and_then(Json::as_object) {
+        for k in META {
+            if let Some(v) = m.get(*k) {
+                meta.insert((*k).to_string(), v.clone());
+            }
+        }
+    }
+    let mut out = serde_json::Map::new();
+    out.insert("metadata".into(), Json::Object(meta));
+    for k in ["spec", "status"] {
+        if let Some(v) = ns.get(k) {
+            out.insert(k.into(), v.clone());
+        }
+    }
+    Json::Object(out)
+}
+
+/// The values an expression can read in one pass over a list of expressions, with the
+/// policy's variables computed on demand (Kubernetes' `evaluationActivation` and its lazy
+/// `variables` map).
+pub struct Bindings<'a> {
+    /// `object`, `oldObject`, `params`, `request`, `namespaceObject`, `authorizer`,
+    /// `authorizer.requestResource` (absent ones are `None`).
+    pub fixed: &'a FixedBindings,
+    /// The compiled variables, in order, with their names.
+    pub variables: &'a [(Arc<str>, Compiled)],
+    /// Each variable's value once computed (or why it failed).
+    values: Vec<OnceLock<Result<Value, String>>>,
+    /// What computing variables has cost so far.
+    cost: AtomicU64,
+}
+
+/// The request-wide values of an activation.
+#[derive(Clone, Debug)]
+pub struct FixedBindings {
+    /// `object`.
+    pub object: Value,
+    /// `oldObject`.
+    pub old_object: Value,
+    /// `params` (null when the binding has none).
+    pub params: Value,
+    /// `request`.
+    pub request: Value,
+    /// `namespaceObject`.
+    pub namespace: Value,
+    /// `authorizer`.
+    pub authorizer: Option<Value>,
+    /// `authorizer.requestResource`.
+    pub request_resource: Option<Value>,
+}
+
+impl<'a> Bindings<'a> {
+    /// A fresh pass: no variable computed yet.
+    pub fn new(fixed: &'a FixedBindings, variables: &'a [(Arc<str>, Compiled)]) -> Bindings<'a> {
+        Bindings {
+            fixed,
+            variables,
+            values: (0..variables.len()).map(|_| OnceLock::new()).collect(),
+            cost: AtomicU64::new(0),
+        }
+    }
+
+    /// The cost of the variables computed since the last call, which the caller charges
+    /// to its budget (Kubernetes' `GetAndResetCost`).
+    pub fn take_cost(&self) -> u64 {
+        self.cost.swap(0, Ordering::Relaxed)
+    }
+
+    /// Why reading `variables.<name>` failed, if it was read and failed.
+    pub fn variable_error(&self, name: &str) -> Option<&str> {
+        let i = self.index(name)?;
+        match self.values[i].get()? {
+            Err(e) => Some(e),
+            Ok(_) => None,
+        }
+    }
+
+    /// The position of a variable (the last of that name wins, as in Kubernetes' map).
+    fn index(&self, name: &str) -> Option<usize> {
+        self.variables.iter().rposition(|(n, _)| &**n == name)
+    }
+
+    fn variable(&self, i: usize) -> &Result<Value, String> {
+        self.values[i].get_or_init(|| {
+            let (name, compiled) = &self.variables[i];
+            let program = match &compiled.program {
+                Ok(p) => p,
+                Err(e) => {
+                    return Err(format!(
+                        "composited variable {name:?} fails to compile: {e}"
+                    ));
+                }
+            };
+            let (value, details) = program.eval_details(self);
+            self.cost.fetch_add(details.actual_cost, Ordering::Relaxed);
+            value.map_err(|e| format!("composited variable {name:?} fails to evaluate: {e}"))
+        })
+    }
+
+    /// `variables` as a whole: a map of every variable that evaluates.
+    fn all_variables(&self) -> Value {
+        let mut m = crate::MapValue::default();
+        for i in 0..self.variables.len() {
+            if let Ok(v) = self.variable(i) {
+                m.insert(crate::Key::String(self.variables[i].0.clone()), v.clone());
+            }
+        }
+        Value::Map(Arc::new(m))
+    }
+}
+
+impl Activation for Bindings<'_> {
+    fn resolve(&self, name: &str) -> Option<Value> {
+        match name {
+            "variables" => Some(self.all_variables()),
+            _ => self.resolve_ref(name).cloned(),
+        }
+    }
+
+    fn resolve_ref(&self, name: &str) -> Option<&Value> {
+        let f = self.fixed;
+        match name {
+            "object" => Some(&f.object),
+            "oldObject" => Some(&f.old_object),
+            "params" => Some(&f.params),
+            "request" => Some(&f.request),
+            "namespaceObject" => Some(&f.namespace),
+            "authorizer" => f.authorizer.as_ref(),
+            "authorizer.requestResource" => f.request_resource.as_ref(),
+            _ => {
+                let var = name.strip_prefix("variables.")?;
+                self.variable(self.index(var)?).as_ref().ok()
+            }
+        }
+    }
+}
+
+/// The outcome of one expression in a pass (Kubernetes' `EvaluationResult`).
+#[derive(Clone, Debug)]
+pub enum Evaluation {
+    /// The value.
+    Value(Value),
+    /// The expression failed to compile or to evaluate: the API server's text.
+    Error(String),
+}
+
+/// Why a pass stopped (Kubernetes' out-of-budget error).
+pub const OUT_OF_BUDGET: &str =
+    "validation failed due to running out of cost budget, no further validation rules will be run";
+
+/// Evaluates `expressions` in order within `budget`, as Kubernetes' `ForInput` does: one
+/// result per expression (`None` where there is no expression), and the budget left; or
+/// the error that stops the pass.
+pub fn evaluate_all(
+    bindings: &Bindings<'_>,
+    expressions: &[Option<&Compiled>],
+    budget: u64,
+) -> Result<(Vec<Option<Evaluation>>, u64), String> {
+    let mut remaining = budget;
+    let mut out = Vec::with_capacity(expressions.len());
+    for c in expressions {
+        let Some(c) = c else {
+            out.push(None);
+            continue;
+        };
+        let program = match &c.program {
+            Ok(p) => p,
+            Err(e) => {
+                out.push(Some(Evaluation::Error(format!("compilation error: {e}"))));
+                continue;
+            }
+        };
+        let (value, details) = program.eval_details(bindings);
+        let composition = bindings.take_cost();
+        if composition > remaining {
+            return Err(OUT_OF_BUDGET.to_string());
+        }
+        remaining -= composition;
+        if details.actual_cost > remaining {
+            return Err(OUT_OF_BUDGET.to_string());
+        }
+        remaining -= details.actual_cost;
+        out.push(Some(match value {
+            Ok(v) => Evaluation::Value(v),
+            Err(e) => Evaluation::Error(format!(
+                "expression '{}' resulted in error: {}",
+                c.expression,
+                error_text(bindings, &e)
+            )),
+        }));
+    }
+    Ok((out, remaining))
+}
+
+/// An evaluation error's text; a read of a variable that failed is reported as the
+/// variable's failure, as Kubernetes' lazy map reports it.
+fn error_text(bindings: &Bindings<'_>, e: &crate::EvalError) -> String {
+    if let Some(name) = e.message.strip_prefix("no such attribute(s): variables.")
+        && let Some(why) = bindings.variable_error(name)
+    {
+        return why.to_string();
+    }
+    e.message.clone()
+}

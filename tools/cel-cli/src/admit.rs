@@ -1,0 +1,481 @@
+//! `cel admit`: admission policies applied to manifests offline, as the API server's
+//! admission plugins apply them (mutating policies first, then validating ones).
+//!
+//! ```text
+//! cel admit --policy examples/admission/policies/ --params examples/admission/params.yaml \
+//!     --namespace examples/admission/namespaces.yaml --authz examples/admission/authz.yaml \
+//!     --user alice --group dev examples/admission/manifests/
+//! cel admit --policy policy.yaml --old before.yaml --operation UPDATE after.yaml --output json
+//! cel admit --batch requests.jsonl
+//! ```
+//!
+//! Policies and bindings (ValidatingAdmissionPolicy, MutatingAdmissionPolicy and their
+//! bindings) are read from `--policy` and `--binding` files, and from the manifests too: a
+//! file may hold all of them. Each other manifest document (multi-document YAML, JSON,
+//! `kind: List`) is admitted as the `--operation` (CREATE by default; UPDATE when `--old`
+//! holds an object of the same kind, namespace and name; DELETE admits the manifests as the
+//! old objects). Output: per object, the policies and bindings that matched, the verdict
+//! with the API server's status, warnings, audit annotations and, when mutating policies
+//! changed it, the object after them (`--output yaml` prints only those objects, as a YAML
+//! stream). Status: 0 when everything is admitted, 1 when something is denied, 2 on bad
+//! input (each bad document is reported with its file, position and field; the others
+//! still run).
+//!
+//! `--batch FILE` reads one JSON request per line (see
+//! `celerity::kubernetes::admission::case` for the fields) and prints one line per input
+//! line, in order: `{"ok":true,"allowed":...,"status":{...},"warnings":[...],
+//! "audit_annotations":{...},"object":...}` or `{"ok":false,"error":"..."}`; status 1 when
+//! a line is denied or not ok.
+
+use std::collections::HashMap;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use celerity::kubernetes::admission::policy::{
+    MUTATING_BINDING, MUTATING_POLICY, VALIDATING_BINDING, VALIDATING_POLICY,
+};
+use celerity::kubernetes::admission::{
+    AdmissionCase, Binding, Operation, Policy, PolicyInputs, PolicySet, Request, Response,
+    RulesAuthorizer, UserInfo, read_binding, read_policy, response_json,
+};
+use rayon::prelude::*;
+use serde_json::{Map, Value as Json, json};
+
+use crate::eval::BackendArg;
+use crate::input::{Document, read_documents};
+use crate::output::Out;
+use crate::validate::{ObjectKey, expand_lists, key_of, profile_version};
+use crate::{BAD_INPUT, bad_input};
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct AdmitArgs {
+    /// Manifests to admit: files, directories (read recursively for .yaml, .yml and .json
+    /// files), or `-` for standard input. Policies and bindings among them join the set.
+    manifests: Vec<String>,
+    /// A file or directory of policies (and bindings) (repeatable).
+    #[arg(long = "policy", value_name = "POLICY.yaml")]
+    policies: Vec<String>,
+    /// A file or directory of bindings (repeatable).
+    #[arg(long = "binding", value_name = "B.yaml")]
+    bindings: Vec<String>,
+    /// A file or directory of param objects bindings may select (repeatable).
+    #[arg(long = "params", value_name = "P.yaml")]
+    params: Vec<String>,
+    /// A file or directory of Namespace objects (repeatable); a namespace not given is
+    /// taken to exist, with no labels.
+    #[arg(long = "namespace", value_name = "NS.yaml")]
+    namespaces: Vec<String>,
+    /// The operation: CREATE, UPDATE, DELETE or CONNECT (default: CREATE, or UPDATE for
+    /// manifests with an --old version).
+    #[arg(long)]
+    operation: Option<String>,
+    /// Previous versions of the objects (matched by group, kind, namespace and name).
+    #[arg(long = "old", value_name = "OLD.yaml")]
+    old: Vec<String>,
+    /// The requesting user's name.
+    #[arg(long)]
+    user: Option<String>,
+    /// A group of the requesting user (repeatable).
+    #[arg(long = "group")]
+    groups: Vec<String>,
+    /// Authorizer rules (YAML or JSON list; see `celerity::kubernetes::admission::authz_rules`);
+    /// without them every check is allowed.
+    #[arg(long, value_name = "RULES.yaml")]
+    authz: Option<String>,
+    /// Output: text (the default), json (one line per object) or yaml (the objects after
+    /// the mutating policies, as a YAML stream; verdicts go to standard error).
+    #[arg(long, value_enum, default_value_t = AdmitOutput::Text)]
+    output: AdmitOutput,
+    /// The Kubernetes compatibility version, `kubernetes=1.35` (default: that of the newest
+    /// API server described).
+    #[arg(long, value_name = "PROFILE")]
+    profile: Option<String>,
+    /// How expressions run (all give the same results).
+    #[arg(long, value_enum, default_value_t = BackendArg::Jit)]
+    backend: BackendArg,
+    /// Admit one JSON request per line of a file (`-` for stdin) instead.
+    #[arg(long, value_name = "FILE.jsonl")]
+    batch: Option<String>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum AdmitOutput {
+    Text,
+    Json,
+    Yaml,
+}
+
+/// Runs `cel admit`.
+pub(crate) fn run(args: &AdmitArgs) -> ExitCode {
+    if let Some(path) = &args.batch {
+        if !args.manifests.is_empty() || !args.policies.is_empty() {
+            return bad_input(
+                "--batch reads everything from its file: give no --policy or manifests",
+            );
+        }
+        return run_batch(path, args.backend.backend());
+    }
+    if args.policies.is_empty() && args.bindings.is_empty() {
+        return bad_input("at least one --policy is required");
+    }
+    if args.manifests.is_empty() {
+        return bad_input("no manifests given (use - for standard input)");
+    }
+    let version = match profile_version(args.profile.as_deref()) {
+        Ok(v) => v,
+        Err(e) => return bad_input(e),
+    };
+    let operation: Option<Operation> = match args.operation.as_deref().map(str::parse).transpose() {
+        Ok(o) => o,
+        Err(e) => return bad_input(e),
+    };
+    let mut bad = false;
+    let loaded = match load(args, version, &mut bad) {
+        Ok(l) => l,
+        Err(e) => return bad_input(e),
+    };
+    let results: Vec<Admitted> = loaded
+        .objects
+        .par_iter()
+        .map(|(_, object)| admit_one(object.as_ref(), &loaded, operation, args))
+        .collect();
+    report(args, &loaded.objects, &results, bad)
+}
+
+/// Everything read from the files.
+struct Loaded {
+    set: PolicySet,
+    objects: Vec<(Document, Result<Json, String>)>,
+    olds: HashMap<ObjectKey, Json>,
+    authorizer: Arc<RulesAuthorizer>,
+}
+
+/// Reads and compiles what the flags name; bad documents are reported and set `bad`.
+fn load(
+    args: &AdmitArgs,
+    version: celerity::kubernetes::KubeVersion,
+    bad: &mut bool,
+) -> Result<Loaded, String> {
+    let mut policies: Vec<Policy> = Vec::new();
+    let mut bindings: Vec<Binding> = Vec::new();
+    let mut report = |doc: &Document, e: String| {
+        *bad = true;
+        eprintln!("{}: {e}", doc.location());
+    };
+    let mut objects = Vec::new();
+    let config_docs = read_documents(&args.policies)?
+        .into_iter()
+        .chain(read_documents(&args.bindings)?)
+        .map(|d| (d, true));
+    let manifest_docs = read_documents(&args.manifests)?
+        .into_iter()
+        .map(|d| (d, false));
+    for (doc, is_config) in config_docs.chain(manifest_docs) {
+        let kind = doc
+            .value
+            .as_ref()
+            .ok()
+            .and_then(|j| j.get("kind"))
+            .and_then(Json::as_str)
+            .unwrap_or("")
+            .to_string();
+        match (&doc.value, kind.as_str()) {
+            (Err(e), _) if is_config => report(&doc, e.clone()),
+            (Ok(j), VALIDATING_POLICY | MUTATING_POLICY) => match read_policy(j) {
+                Ok(p) => policies.push(p),
+                Err(es) => es.into_iter().for_each(|e| report(&doc, e)),
+            },
+            (Ok(j), VALIDATING_BINDING | MUTATING_BINDING) => match read_binding(j) {
+                Ok(b) => bindings.push(b),
+                Err(es) => es.into_iter().for_each(|e| report(&doc, e)),
+            },
+            (_, _) if is_config => report(
+                &doc,
+                format!("kind: Unsupported value: {kind:?}: expected a policy or a binding"),
+            ),
+            _ => objects.push(doc),
+        }
+    }
+    let params = json_documents(&args.params, &mut report)?;
+    let namespaces = json_documents(&args.namespaces, &mut report)?;
+    let mut olds = HashMap::new();
+    for (doc, o) in expand_lists(read_documents(&args.old)?) {
+        match o {
+            Ok(o) => {
+                olds.insert(key_of(&o), o);
+            }
+            Err(e) => report(&doc, e),
+        }
+    }
+    let authorizer = match &args.authz {
+        None => RulesAuthorizer::default(),
+        Some(path) => {
+            let docs = read_documents(std::slice::from_ref(path))?;
+            let rules = match docs.into_iter().next().map(|d| d.value) {
+                Some(Ok(j)) => j,
+                Some(Err(e)) => return Err(format!("{path}: {e}")),
+                None => Json::Array(Vec::new()),
+            };
+            RulesAuthorizer::from_json(&rules).map_err(|e| format!("{path}: {}", e.join("; ")))?
+        }
+    };
+    let inputs = PolicyInputs {
+        version: Some(version),
+        backend: args.backend.backend(),
+        params,
+        namespaces,
+        ..PolicyInputs::default()
+    };
+    let set = PolicySet::new(policies, bindings, &inputs);
+    for p in set.problems() {
+        eprintln!("warning: {p}");
+    }
+    Ok(Loaded {
+        set,
+        objects: expand_lists(objects),
+        olds,
+        authorizer: Arc::new(authorizer),
+    })
+}
+
+/// The JSON documents of files; bad ones are reported.
+fn json_documents(
+    paths: &[String],
+    report: &mut impl FnMut(&Document, String),
+) -> Result<Vec<Json>, String> {
+    let mut out = Vec::new();
+    for (doc, v) in expand_lists(read_documents(paths)?) {
+        match v {
+            Ok(j) => out.push(j),
+            Err(e) => report(&doc, e),
+        }
+    }
+    Ok(out)
+}
+
+/// One object's outcome: its request and response, or why it could not be admitted.
+struct Admitted {
+    request: Option<Request>,
+    outcome: Result<Response, String>,
+}
+
+fn admit_one(
+    object: Result<&Json, &String>,
+    loaded: &Loaded,
+    operation: Option<Operation>,
+    args: &AdmitArgs,
+) -> Admitted {
+    let object = match object {
+        Ok(o) => o,
+        Err(e) => {
+            return Admitted {
+                request: None,
+                outcome: Err(e.clone()),
+            };
+        }
+    };
+    let old = loaded.olds.get(&key_of(object)).cloned();
+    let op = operation.unwrap_or(if old.is_some() {
+        Operation::Update
+    } else {
+        Operation::Create
+    });
+    let (new, old) = match op {
+        Operation::Delete => (None, Some(object.clone())),
+        _ => (Some(object.clone()), old),
+    };
+    let has_namespace = object
+        .get("metadata")
+        .and_then(|m| m.get("namespace"))
+        .is_some();
+    let mut request = match Request::for_object(op, new, old, |_| Some(has_namespace)) {
+        Ok(r) => r,
+        Err(e) => {
+            return Admitted {
+                request: None,
+                outcome: Err(e),
+            };
+        }
+    };
+    request.user = UserInfo {
+        username: args.user.clone().unwrap_or_default(),
+        groups: args.groups.clone(),
+        ..UserInfo::default()
+    };
+    let response = loaded.set.admit(&request, Some(loaded.authorizer.clone()));
+    Admitted {
+        request: Some(request),
+        outcome: Ok(response),
+    }
+}
+
+fn report(
+    args: &AdmitArgs,
+    objects: &[(Document, Result<Json, String>)],
+    results: &[Admitted],
+    mut bad: bool,
+) -> ExitCode {
+    let mut out = Out::new();
+    let (mut allowed, mut denied, mut failed) = (0, 0, 0);
+    for ((doc, _), a) in objects.iter().zip(results) {
+        match &a.outcome {
+            Ok(r) if r.allowed => allowed += 1,
+            Ok(_) => denied += 1,
+            Err(_) => {
+                failed += 1;
+                bad = true;
+            }
+        }
+        match args.output {
+            AdmitOutput::Json => out.line(object_json(doc, a)),
+            AdmitOutput::Text => out.text(&object_text(doc, a)),
+            AdmitOutput::Yaml => {
+                eprint!(
+                    "{}",
+                    object_text(doc, a)
+                        .lines()
+                        .next()
+                        .map(|l| format!("{l}\n"))
+                        .unwrap_or_default()
+                );
+                if let Ok(r) = &a.outcome
+                    && r.allowed
+                    && let Some(o) = &r.object
+                {
+                    out.text(&format!("---\n{}", to_yaml(o)));
+                }
+            }
+        }
+    }
+    let total = allowed + denied + failed;
+    let mut summary = format!(
+        "{total} object{}: {allowed} admitted, {denied} denied",
+        if total == 1 { "" } else { "s" }
+    );
+    if failed > 0 {
+        summary.push_str(&format!(", {failed} not admitted"));
+    }
+    match args.output {
+        AdmitOutput::Text => out.line(summary),
+        AdmitOutput::Yaml => eprintln!("{summary}"),
+        AdmitOutput::Json => {}
+    }
+    if bad {
+        ExitCode::from(BAD_INPUT)
+    } else if denied > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn describe(r: &Request) -> String {
+    let ns = if r.namespace.is_empty() {
+        String::new()
+    } else {
+        format!("{}/", r.namespace)
+    };
+    format!("{} {ns}{}", r.kind.kind, r.display_name())
+}
+
+fn object_text(doc: &Document, a: &Admitted) -> String {
+    let at = doc.location();
+    let (r, req) = match (&a.outcome, &a.request) {
+        (Err(e), _) => return format!("{at}: error: {e}\n"),
+        (Ok(r), Some(req)) => (r, req),
+        (Ok(_), None) => return format!("{at}: error: no request\n"),
+    };
+    let verdict = if r.allowed {
+        "admitted".to_string()
+    } else {
+        format!("denied ({} {})", r.status.code, r.status.reason)
+    };
+    let mut s = format!("{at}: {} {verdict}\n", describe(req));
+    if r.matched.is_empty() {
+        s.push_str("  no policy matched\n");
+    }
+    for m in &r.matched {
+        match &m.binding {
+            Some(b) => s.push_str(&format!(
+                "  matched {} {:?} with binding {b:?}\n",
+                m.kind, m.policy
+            )),
+            None => s.push_str(&format!(
+                "  matched {} {:?} (no binding)\n",
+                m.kind, m.policy
+            )),
+        }
+    }
+    if !r.allowed {
+        s.push_str(&format!("  {}\n", r.status.message));
+    }
+    for w in &r.warnings {
+        s.push_str(&format!("  Warning: {w}\n"));
+    }
+    for (k, v) in &r.audit_annotations {
+        s.push_str(&format!("  audit annotation {k}: {v}\n"));
+    }
+    if r.allowed && r.object != req.object {
+        s.push_str("  mutated object:\n");
+        if let Some(o) = &r.object {
+            for line in to_yaml(o).lines() {
+                s.push_str(&format!("    {line}\n"));
+            }
+        }
+    }
+    s
+}
+
+fn object_json(doc: &Document, a: &Admitted) -> Json {
+    let mut m = Map::new();
+    m.insert("file".into(), json!(doc.file));
+    m.insert("document".into(), json!(doc.index));
+    if let Some(req) = &a.request {
+        m.insert("kind".into(), json!(req.kind.kind));
+        m.insert("namespace".into(), json!(req.namespace));
+        m.insert("name".into(), json!(req.display_name()));
+    }
+    match &a.outcome {
+        Err(e) => {
+            m.insert("ok".into(), json!(false));
+            m.insert("error".into(), json!(e));
+        }
+        Ok(r) => {
+            if let Json::Object(resp) = response_json(r) {
+                m.extend(resp);
+            }
+            let matched: Vec<Json> = r
+                .matched
+                .iter()
+                .map(|x| json!({"kind": x.kind, "policy": x.policy, "binding": x.binding}))
+                .collect();
+            m.insert("matched".into(), Json::Array(matched));
+        }
+    }
+    Json::Object(m)
+}
+
+fn to_yaml(o: &Json) -> String {
+    serde_saphyr::to_string(o).unwrap_or_else(|e| format!("# cannot print as YAML: {e}\n"))
+}
+
+/// `--batch`: one request per line; status 1 unless every line is admitted.
+fn run_batch(path: &str, backend: celerity::Backend) -> ExitCode {
+    crate::batch::run_lines_as(
+        path,
+        batch_error,
+        |r| r.get("allowed") == Some(&Json::Bool(true)),
+        |case| batch_line(case, backend),
+    )
+}
+
+fn batch_error(e: String) -> Json {
+    json!({"ok": false, "error": e})
+}
+
+fn batch_line(case: &Map<String, Json>, backend: celerity::Backend) -> Json {
+    match AdmissionCase::from_json(case, backend) {
+        Ok(c) => response_json(&c.run()),
+        Err(e) => batch_error(e),
+    }
+}
