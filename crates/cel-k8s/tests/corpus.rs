@@ -37,6 +37,8 @@ enum Expect {
     Type(String),
     Error(String),
     CompileError(String),
+    /// An error making the program after a clean compile.
+    ProgramError(String),
 }
 
 fn corpus_dir() -> PathBuf {
@@ -68,6 +70,8 @@ fn load() -> Vec<Case> {
                 Expect::Error(e)
             } else if let Some(e) = s("compile_error") {
                 Expect::CompileError(e)
+            } else if let Some(e) = s("program_error") {
+                Expect::ProgramError(e)
             } else if let Some(t) = s("type") {
                 Expect::Type(t)
             } else {
@@ -194,6 +198,11 @@ fn run(c: &Case) -> Result<(), String> {
             Err(format!("expected compile error {want:?}, compiled"))
         }
         (_, Err(issues)) => Err(format!("unexpected compile error: {issues}")),
+        (Expect::ProgramError(want), Ok(ast)) => match env.program(&ast) {
+            Err(issues) if issues.to_string().contains(want.as_str()) => Ok(()),
+            Err(issues) => Err(format!("program error {issues} does not contain {want:?}")),
+            Ok(_) => Err(format!("expected program error {want:?}, made the program")),
+        },
         (expect, Ok(ast)) => {
             let program = env.program(&ast).map_err(|e| e.to_string())?;
             let got = program.eval(&act);
@@ -232,7 +241,7 @@ fn run(c: &Case) -> Result<(), String> {
                         Err(format!("got {v:?}, want {want_v:?}"))
                     }
                 }
-                (Expect::CompileError(_), _) => unreachable!(),
+                (Expect::CompileError(_) | Expect::ProgramError(_), _) => unreachable!(),
             }
         }
     }
