@@ -312,10 +312,16 @@ impl State<'_> {
             }
         }
         self.errors.truncate(mark);
-        for (old, e) in kept {
-            let new = u64::from(self.error(e));
-            for w in keep.iter_mut().filter(|w| **w == old) {
-                *w = new;
+        // Renumber every word once, by the handle it held before: the new handles reuse the
+        // released positions, so a word already renumbered may hold another kept error's old
+        // handle.
+        let renamed: Vec<(u64, u64)> = kept
+            .into_iter()
+            .map(|(old, e)| (old, u64::from(self.error(e))))
+            .collect();
+        for w in keep.iter_mut() {
+            if let Some((_, new)) = renamed.iter().find(|(old, _)| old == w) {
+                *w = *new;
             }
         }
     }

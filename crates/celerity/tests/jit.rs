@@ -132,6 +132,11 @@ const EXPRS: &[&str] = &[
     "string(x) + s",
     "timestamp('2024-01-01T00:00:00Z') + duration('1h')",
     "type(x) == int",
+    // An error an inner loop kept across its iterations, absorbed by `||`, and a later error
+    // of the outer loop: releasing the outer iteration's errors must not mix their handles
+    // (found by the differential fuzz target).
+    "[0].map(x0, ([1].exists(e4, l[5] == 0) || true), ({'a': s}['-5'] == s))",
+    "[0, 1].map(x0, [1, 2].exists(e4, l[5] == 0) || true, m['zz'] == x0)",
     "[1, 2] + [3]",
     "{1: 2}.map(k, k)",
     "l.map(i, l.map(j, i * j))",
