@@ -11,6 +11,7 @@
 //! it stops evaluation with the total reached (including the step that crossed the limit).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use cel_runtime::{Activation, Error, MapValue, Result, Value};
 
@@ -44,9 +45,20 @@ pub(crate) struct State<'p, 'a> {
     block_depth: u32,
     cost: u64,
     limit: u64,
+    /// Set by the host to stop the evaluation; read at each comprehension iteration.
+    interrupt: Option<&'a AtomicBool>,
 }
 
 impl State<'_, '_> {
+    /// Fails when the host has interrupted the evaluation.
+    #[inline]
+    fn check_interrupt(&self) -> Result<()> {
+        match self.interrupt {
+            Some(flag) if flag.load(Ordering::Relaxed) => Err(Error::interrupted()),
+            _ => Ok(()),
+        }
+    }
+
     /// Adds to the running cost; fails once it exceeds the limit.
     #[inline]
     fn charge(&mut self, n: u64) -> Result<()> {
@@ -76,6 +88,17 @@ impl Plan {
 
     /// Evaluates with an optional cost limit, reporting the cost.
     pub fn eval_with_limit(&self, activation: &dyn Activation, limit: Option<u64>) -> Evaluation {
+        self.eval_interruptible(activation, limit, None)
+    }
+
+    /// [`Plan::eval_with_limit`] that stops with "operation interrupted" at the next
+    /// comprehension iteration once `interrupt` is set (by another thread, say).
+    pub fn eval_interruptible(
+        &self,
+        activation: &dyn Activation,
+        limit: Option<u64>,
+        interrupt: Option<&AtomicBool>,
+    ) -> Evaluation {
         let _allowance = cel_runtime::limits::BuildAllowance::enter();
         let mut st = State {
             activation,
@@ -83,6 +106,7 @@ impl Plan {
             block_depth: 0,
             cost: 0,
             limit: limit.unwrap_or(u64::MAX),
+            interrupt,
         };
         let result = eval(&self.root, &mut st);
         Evaluation {
@@ -769,6 +793,7 @@ fn eval_fold<'p>(fold: &'p Fold, st: &mut State<'p, '_>) -> Result<Value> {
 
 /// One iteration: the loop condition, then the step. `Ok(false)` stops the loop.
 fn fold_step<'p>(fold: &'p Fold, st: &mut State<'p, '_>) -> Result<bool> {
+    st.check_interrupt().map_err(|e| e.at(fold.id))?;
     let c = eval(&fold.cond, st);
     if let Err(e) = &c
         && !e.is_absorbable()

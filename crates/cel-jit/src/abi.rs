@@ -8,6 +8,7 @@
 //! `extern "C"` shims of [`crate::shims`].
 
 use std::mem::offset_of;
+use std::sync::atomic::AtomicBool;
 
 use cel_runtime::{Error, Value};
 use cranelift_codegen::ir::types;
@@ -36,13 +37,21 @@ pub(crate) struct Ctx {
     pub made: *const u64,
     /// Rust-side state, opaque to generated code.
     pub state: *mut State<'static>,
+    /// The host's interrupt flag (a flag that is never set when the host gave none), read
+    /// at loop back edges.
+    pub interrupt: *const AtomicBool,
 }
+
+/// The interrupt flag of evaluations the host cannot interrupt.
+pub(crate) static NEVER_INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// A shim hit something generated code cannot express: the evaluation is redone by the
 /// interpreter, which is the reference.
 pub(crate) const STATUS_FALLBACK: u32 = 1;
 /// A shim panicked: the evaluation fails with an internal error.
 pub(crate) const STATUS_FATAL: u32 = 2;
+/// The host interrupted the evaluation (generated code saw its flag at a back edge).
+pub(crate) const STATUS_INTERRUPTED: u32 = 3;
 
 pub(crate) const CTX_COST: i32 = offset_of!(Ctx, cost) as i32;
 pub(crate) const CTX_LIMIT: i32 = offset_of!(Ctx, limit) as i32;
@@ -50,6 +59,8 @@ pub(crate) const CTX_RESULT: i32 = offset_of!(Ctx, result) as i32;
 pub(crate) const CTX_ERR_OUT: i32 = offset_of!(Ctx, err_out) as i32;
 pub(crate) const CTX_RESULT_ERR: i32 = offset_of!(Ctx, result_err) as i32;
 pub(crate) const CTX_MADE: i32 = offset_of!(Ctx, made) as i32;
+pub(crate) const CTX_STATUS: i32 = offset_of!(Ctx, status) as i32;
+pub(crate) const CTX_INTERRUPT: i32 = offset_of!(Ctx, interrupt) as i32;
 
 /// Where a value's tag is.
 pub(crate) const VALUE_TAG: i32 = 0;

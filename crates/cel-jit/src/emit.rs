@@ -31,8 +31,9 @@ use cranelift_module::{Linkage, Module};
 use crate::JitError;
 use crate::abi::NULL_VALUE;
 use crate::abi::{
-    CTX_COST, CTX_ERR_OUT, CTX_LIMIT, CTX_MADE, CTX_RESULT, CTX_RESULT_ERR, VALERR_ERR,
-    VALERR_KNOWN_SIZE, VALERR_VALUE, VALUE_BOOL, VALUE_SCALAR, VALUE_TAG,
+    CTX_COST, CTX_ERR_OUT, CTX_INTERRUPT, CTX_LIMIT, CTX_MADE, CTX_RESULT, CTX_RESULT_ERR,
+    CTX_STATUS, STATUS_INTERRUPTED, VALERR_ERR, VALERR_KNOWN_SIZE, VALERR_VALUE, VALUE_BOOL,
+    VALUE_SCALAR, VALUE_TAG,
 };
 use crate::shims::{
     CallSite, CostSite, ERR_DIVIDE_BY_ZERO, ERR_INT_OVERFLOW, ERR_MODULUS_BY_ZERO, ERR_NAN,
@@ -206,6 +207,7 @@ fn emit_with(
             made_baselines: HashMap::new(),
             shims: HashMap::new(),
             exit: None,
+            interrupted_exit: None,
             inject_fault: options.inject_fault,
             lazy_variables: options.lazy_variables,
             track_cost: options.track_cost,
@@ -266,6 +268,8 @@ struct Emitter<'a, 'f> {
     made_baselines: HashMap<cel_ir::Value, Variable>,
     shims: HashMap<Shim, FuncRef>,
     exit: Option<cl::Block>,
+    /// The cold block that records an interruption and leaves (see `interrupted_exit`).
+    interrupted_exit: Option<cl::Block>,
     /// Charge one unit too many at the end (see `JitOptions::inject_fault`).
     inject_fault: bool,
     /// Resolve variables where they are read (see `JitOptions::lazy_variables`).
@@ -456,6 +460,44 @@ impl Emitter<'_, '_> {
             self.b.ins().store(flags(), c, ctx, CTX_COST);
             self.b.ins().return_(&[]);
         }
+    }
+
+    /// At a loop's back edge: leaves the function when the cost is over the limit (with cost
+    /// tracking) or the host has set the interrupt flag, else continues at `target`.
+    fn leave_if_stopped(&mut self, target: cl::Block, args: &[BlockArg]) {
+        if self.track_cost {
+            let over = self.over_limit();
+            let exit = self.exit_block();
+            let next = self.b.create_block();
+            self.b.ins().brif(over, exit, &[], next, &[]);
+            self.b.switch_to_block(next);
+        }
+        let ctx = self.ctx();
+        let flag = self.b.ins().load(types::I64, flags(), ctx, CTX_INTERRUPT);
+        let set = self.b.ins().load(types::I8, flags(), flag, 0);
+        let stopped = self.interrupted_exit_block();
+        self.b.ins().brif(set, stopped, &[], target, args);
+    }
+
+    /// The cold block that records an interruption (`STATUS_INTERRUPTED`) and leaves.
+    fn interrupted_exit_block(&mut self) -> cl::Block {
+        if let Some(b) = self.interrupted_exit {
+            return b;
+        }
+        let block = self.b.create_block();
+        self.b.set_cold_block(block);
+        self.interrupted_exit = Some(block);
+        let current = self.b.current_block();
+        self.b.switch_to_block(block);
+        let ctx = self.ctx();
+        let status = self.iconst(types::I32, i64::from(STATUS_INTERRUPTED));
+        self.b.ins().store(flags(), status, ctx, CTX_STATUS);
+        let exit = self.exit_block();
+        self.b.ins().jump(exit, &[]);
+        if let Some(c) = current {
+            self.b.switch_to_block(c);
+        }
+        block
     }
 
     /// Whether the running cost is over the limit (the limit is reloaded: a shim that must
@@ -721,12 +763,11 @@ impl Emitter<'_, '_> {
             match &bd.term {
                 Some(Term::Jump(target, args)) => {
                     let args = self.block_args(args)?;
-                    if self.track_cost && back.contains(&(bi, target.0 as usize)) {
-                        // A loop back-edge: check the budget once per iteration.
-                        let over = self.over_limit();
-                        let exit = self.exit_block();
+                    if back.contains(&(bi, target.0 as usize)) {
+                        // A loop back-edge: check the budget and the host's interrupt flag
+                        // once per iteration.
                         let t = self.blocks[target.0 as usize];
-                        self.b.ins().brif(over, exit, &[], t, &args);
+                        self.leave_if_stopped(t, &args);
                     } else {
                         let t = self.blocks[target.0 as usize];
                         self.b.ins().jump(t, &args);
@@ -742,14 +783,13 @@ impl Emitter<'_, '_> {
                     for (target, args) in [then, otherwise] {
                         let args = self.block_args(args)?;
                         let t = self.blocks[target.0 as usize];
-                        if self.track_cost && back.contains(&(bi, target.0 as usize)) {
-                            // Route a back-edge through a block that checks the budget.
+                        if back.contains(&(bi, target.0 as usize)) {
+                            // Route a back-edge through a block that checks the budget and
+                            // the interrupt flag.
                             let cur = self.b.current_block().expect("in a block");
                             let via = self.b.create_block();
                             self.b.switch_to_block(via);
-                            let over = self.over_limit();
-                            let exit = self.exit_block();
-                            self.b.ins().brif(over, exit, &[], t, &args);
+                            self.leave_if_stopped(t, &args);
                             self.b.switch_to_block(cur);
                             targets.push((via, Vec::new()));
                         } else {

@@ -2,6 +2,7 @@
 //! interpreter plan it falls back to.
 
 use std::mem::ManuallyDrop;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 use cel_checker::CheckedAst;
@@ -14,7 +15,9 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::default_libcall_names;
 
 use crate::JitError;
-use crate::abi::{Ctx, STATUS_FALLBACK, STATUS_FATAL, State};
+use crate::abi::{
+    Ctx, NEVER_INTERRUPTED, STATUS_FALLBACK, STATUS_FATAL, STATUS_INTERRUPTED, State,
+};
 use crate::emit::{INLINE_ERROR, ProgramData, emit};
 use crate::shims::Shim;
 
@@ -214,6 +217,18 @@ impl JitProgram {
     /// interpreter.
     #[inline]
     pub fn eval(&self, activation: &dyn Activation, limit: Option<u64>) -> Evaluation {
+        self.eval_interruptible(activation, limit, None)
+    }
+
+    /// [`JitProgram::eval`] that stops with "operation interrupted" at the next loop back
+    /// edge once `interrupt` is set (by another thread, say).
+    #[inline]
+    pub fn eval_interruptible(
+        &self,
+        activation: &dyn Activation,
+        limit: Option<u64>,
+        interrupt: Option<&AtomicBool>,
+    ) -> Evaluation {
         let limit_i = limit.map_or(i64::MAX, |l| i64::try_from(l).unwrap_or(i64::MAX));
         // What the runtime's helpers may build (`cel_runtime::limits`); the interpreter,
         // when it takes over, opens its own.
@@ -235,6 +250,7 @@ impl JitProgram {
             made: st.arena.made_counter(),
             // The lifetime is erased for the C boundary; `st` outlives the call below.
             state: (&mut st as *mut State<'_>).cast::<State<'static>>(),
+            interrupt: interrupt.unwrap_or(&NEVER_INTERRUPTED),
         };
         // SAFETY: `entry` is this program's finalised function, whose module lives as long as
         // `self`; it only reads and writes `ctx` and calls shims, which reach `st` through
@@ -258,7 +274,15 @@ impl JitProgram {
             STATUS_FALLBACK => {
                 // The native evaluation's values are freed before the interpreter runs.
                 drop(st);
-                return self.interpreter.eval_with_limit(activation, limit);
+                return self
+                    .interpreter
+                    .eval_interruptible(activation, limit, interrupt);
+            }
+            STATUS_INTERRUPTED => {
+                return Evaluation {
+                    result: Err(Error::interrupted()),
+                    cost,
+                };
             }
             _ => {}
         }
@@ -266,7 +290,9 @@ impl JitProgram {
             // Over the limit: the interpreter stops at the very step cel-go would, with its
             // cost and error.
             drop(st);
-            return self.interpreter.eval_with_limit(activation, limit);
+            return self
+                .interpreter
+                .eval_interruptible(activation, limit, interrupt);
         }
         let result = if ctx.result_err != 0 {
             Err(st.take_error(ctx.result_err))

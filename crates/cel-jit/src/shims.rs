@@ -904,6 +904,7 @@ mod tests {
             status: 0,
             made: st.arena.made_counter(),
             state: (&mut st as *mut State<'_>).cast(),
+            interrupt: &crate::abi::NEVER_INTERRUPTED,
         };
         let r: i64 = guard(&mut ctx, || panic!("boom"));
         assert_eq!(r, 0);

@@ -80,6 +80,15 @@ impl Error {
         }
     }
 
+    /// The error of an evaluation the host interrupted (cel-go's message).
+    pub fn interrupted() -> Error {
+        Error {
+            kind: ErrorKind::Cancelled,
+            message: "operation interrupted".to_string(),
+            expr_id: 0,
+        }
+    }
+
     /// A call to a function the environment does not declare.
     pub fn unbound_function(name: &str) -> Error {
         Error {

@@ -1,7 +1,7 @@
 //! [`Program`]: a planned expression, evaluated many times, by the interpreter or as native
 //! code.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use cel_checker::CheckedAst;
@@ -267,32 +267,66 @@ impl Program {
     }
 
     #[inline]
-    fn run(&self, activation: &dyn Activation) -> Evaluation {
+    fn run(&self, activation: &dyn Activation, interrupt: Option<&AtomicBool>) -> Evaluation {
+        let limit = if self.track_cost {
+            self.cost_limit
+        } else {
+            None
+        };
+        let mut e = match self.native() {
+            Some(j) => j.eval_interruptible(activation, limit, interrupt),
+            None => self.plan.eval_interruptible(activation, limit, interrupt),
+        };
         if !self.track_cost {
-            let mut e = match self.native() {
-                Some(j) => j.eval(activation, None),
-                None => self.plan.eval_with_limit(activation, None),
-            };
             e.cost = 0;
-            return e;
         }
-        match self.native() {
-            Some(j) => j.eval(activation, self.cost_limit),
-            None => self.plan.eval_with_limit(activation, self.cost_limit),
-        }
+        e
     }
 
     /// Evaluates the expression against the variables of an activation.
     #[inline]
     pub fn eval(&self, activation: &dyn Activation) -> Result<Value, Error> {
-        self.run(activation).result
+        self.run(activation, None).result
     }
 
     /// Evaluates, also returning the evaluation's details (its cost), which are reported
     /// for failed evaluations too.
     #[inline]
     pub fn eval_details(&self, activation: &dyn Activation) -> (Result<Value, Error>, EvalDetails) {
-        let e = self.run(activation);
+        let e = self.run(activation, None);
+        (
+            e.result,
+            EvalDetails {
+                actual_cost: e.cost,
+            },
+        )
+    }
+
+    /// [`Program::eval_details`] that the host can stop: once `interrupt` is set (from
+    /// another thread, by a deadline or a cancelled request), the evaluation ends at its
+    /// next comprehension iteration with the error "operation interrupted"
+    /// ([`ErrorKind::Cancelled`](crate::ErrorKind::Cancelled)), on either backend.
+    /// Expressions without comprehensions finish regardless: their time is bounded by their
+    /// size.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicBool, Ordering};
+    /// use celerity::{Env, ErrorKind, MapActivation};
+    ///
+    /// let env = Env::builder().all_extension_libraries().build();
+    /// let program = env.program(&env.compile("lists.range(1000).all(i, i >= 0)").unwrap()).unwrap();
+    /// let stop = AtomicBool::new(true); // set before, for the example; normally set later
+    /// let (result, _) = program.eval_interruptible(&MapActivation::new(), &stop);
+    /// assert_eq!(result.unwrap_err().kind, ErrorKind::Cancelled);
+    /// stop.store(false, Ordering::Relaxed);
+    /// assert!(program.eval_interruptible(&MapActivation::new(), &stop).0.is_ok());
+    /// ```
+    pub fn eval_interruptible(
+        &self,
+        activation: &dyn Activation,
+        interrupt: &AtomicBool,
+    ) -> (Result<Value, Error>, EvalDetails) {
+        let e = self.run(activation, Some(interrupt));
         (
             e.result,
             EvalDetails {
