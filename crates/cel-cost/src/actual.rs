@@ -29,30 +29,40 @@ pub enum CostFormula {
     Contains,
 }
 
+/// The overloads whose cost depends on their arguments' sizes (cel-go's
+/// `CostTracker.costCall` switch), by id; every other overload costs 1.
+pub const SIZED_OVERLOADS: &[(&str, CostFormula)] = &[
+    ("starts_with_string", CostFormula::Traversal(1)),
+    ("ends_with_string", CostFormula::Traversal(1)),
+    ("string_to_bytes", CostFormula::Traversal(0)),
+    ("bytes_to_string", CostFormula::Traversal(0)),
+    ("strings_quote", CostFormula::Traversal(0)),
+    ("string_format", CostFormula::Traversal(0)),
+    ("in_list", CostFormula::ListSize),
+    ("less_string", CostFormula::TraversalMin),
+    ("greater_string", CostFormula::TraversalMin),
+    ("less_equals_string", CostFormula::TraversalMin),
+    ("greater_equals_string", CostFormula::TraversalMin),
+    ("less_bytes", CostFormula::TraversalMin),
+    ("greater_bytes", CostFormula::TraversalMin),
+    ("less_equals_bytes", CostFormula::TraversalMin),
+    ("greater_equals_bytes", CostFormula::TraversalMin),
+    ("equals", CostFormula::TraversalMin),
+    ("not_equals", CostFormula::TraversalMin),
+    ("add_string", CostFormula::TraversalSum),
+    ("add_bytes", CostFormula::TraversalSum),
+    ("matches_string", CostFormula::Regex),
+    ("matches", CostFormula::Regex),
+    ("contains_string", CostFormula::Contains),
+];
+
 impl CostFormula {
     /// The formula of an overload id ("" for unresolved calls, which cost 1 as in cel-go).
     pub fn of(overload: &str) -> CostFormula {
-        match overload {
-            "starts_with_string" | "ends_with_string" => CostFormula::Traversal(1),
-            "string_to_bytes" | "bytes_to_string" | "strings_quote" | "string_format" => {
-                CostFormula::Traversal(0)
-            }
-            "in_list" => CostFormula::ListSize,
-            "less_string"
-            | "greater_string"
-            | "less_equals_string"
-            | "greater_equals_string"
-            | "less_bytes"
-            | "greater_bytes"
-            | "less_equals_bytes"
-            | "greater_equals_bytes"
-            | "equals"
-            | "not_equals" => CostFormula::TraversalMin,
-            "add_string" | "add_bytes" => CostFormula::TraversalSum,
-            "matches_string" | "matches" => CostFormula::Regex,
-            "contains_string" => CostFormula::Contains,
-            _ => CostFormula::Unit,
-        }
+        SIZED_OVERLOADS
+            .iter()
+            .find(|(id, _)| *id == overload)
+            .map_or(CostFormula::Unit, |(_, f)| *f)
     }
 
     /// The cost when it does not depend on sizes.

@@ -17,7 +17,9 @@ mod estimate;
 mod model;
 mod plan;
 
-pub use actual::{CostFormula, builtin_call_cost, builtin_call_cost_with, builtin_fixed_cost};
+pub use actual::{
+    CostFormula, SIZED_OVERLOADS, builtin_call_cost, builtin_call_cost_with, builtin_fixed_cost,
+};
 pub use estimate::{EstimateNode, EstimateOptions, NoSizes, PathSizes, SizeEstimator, estimate};
 pub use model::*;
 pub use plan::{Charge, CostOptions, CostPlan};
