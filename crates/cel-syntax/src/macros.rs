@@ -271,15 +271,37 @@ pub(crate) struct NodeStore {
     pub(crate) positions: HashMap<ExprId, NodePosition>,
     /// AST depth of each node (a leaf is 1), indexed by id; 0 when unknown.
     depths: Vec<u32>,
+    /// The most ids a parse may hand out (see [`NodeStore::node_budget`]).
+    budget: ExprId,
 }
 
 impl NodeStore {
-    pub(crate) fn new(capacity: usize) -> NodeStore {
+    pub(crate) fn new(capacity: usize, budget: ExprId) -> NodeStore {
         NodeStore {
             next_id: 1,
             positions: HashMap::with_capacity(capacity),
             depths: Vec::with_capacity(capacity + 1),
+            budget,
         }
+    }
+
+    /// The most nodes the parse of `source_len` bytes may build, macro expansions included.
+    /// Macros that copy an argument (`optMap`, `optFlatMap`, as in cel-go) double their
+    /// target at each link of a chain, so twenty links in 280 characters would be a million
+    /// nodes and gigabytes; expansions that do not copy make a few nodes per byte at most.
+    pub(crate) fn node_budget(source_len: usize) -> ExprId {
+        let nodes = source_len.max(2048).saturating_mul(32);
+        ExprId::try_from(nodes).unwrap_or(ExprId::MAX)
+    }
+
+    /// The node budget of this parse.
+    pub(crate) fn budget(&self) -> ExprId {
+        self.budget
+    }
+
+    /// Whether the parse has handed out more ids than its budget.
+    pub(crate) fn over_budget(&self) -> bool {
+        self.next_id > self.budget
     }
 
     /// A fresh id, with no position yet.
@@ -538,6 +560,10 @@ impl<'a> ExprFactory<'a> {
     }
 
     fn copy_unguarded(&mut self, e: &Expr) -> Expr {
+        // Past the node budget the copy stops (the parser reports the expansion as too large).
+        if self.store.over_budget() {
+            return Expr::new(0, ExprKind::Error);
+        }
         let id = self.store.new_id();
         let pos = self
             .store

@@ -32,7 +32,7 @@ use crate::ast::{
 };
 use crate::lexer::{self, LexError, Tok, Token};
 use crate::literal;
-use crate::macros::{ExprFactory, MacroExpander, MacroTable, NodeStore};
+use crate::macros::{ExprFactory, MacroError, MacroExpander, MacroTable, NodeStore};
 use crate::operators;
 use crate::source::{Diagnostic, Source};
 
@@ -255,7 +255,7 @@ impl<'a> Parser<'a> {
             last_end: 0,
             lex_errors: lexed.errors,
             lex_next: 0,
-            store: NodeStore::new(capacity),
+            store: NodeStore::new(capacity, NodeStore::node_budget(src.len())),
             counted: Vec::with_capacity(capacity + 1),
             macro_calls: HashMap::new(),
             diags: Vec::new(),
@@ -1542,6 +1542,17 @@ impl<'a> Parser<'a> {
         let outcome = {
             let mut factory = ExprFactory::new(&mut self.store, span, at.anchor);
             expander(&mut factory, target, args)
+        };
+        // Expansions that copy their arguments can grow exponentially with the source.
+        let outcome = match outcome {
+            Ok(Some(_)) if self.store.over_budget() => Err(MacroError::new(
+                0,
+                format!(
+                    "expression too large after macro expansion: more than {} nodes",
+                    self.store.budget()
+                ),
+            )),
+            other => other,
         };
         match outcome {
             Ok(Some(expansion)) => {

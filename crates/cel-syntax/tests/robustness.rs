@@ -365,6 +365,36 @@ fn megabyte_inputs() {
     });
 }
 
+/// Macros that copy their target (`optMap`, `optFlatMap`, as cel-go expands them) double it
+/// at each link of a chain: the parse stops at its node budget with a diagnostic instead of
+/// building millions of nodes (twenty links once took 107 s and 11 GB).
+#[test]
+fn copying_macro_chains_stop_at_the_node_budget() {
+    on_thread("macro chains", || {
+        let mut macros = cel_syntax::macros::MacroTable::new();
+        macros.extend(cel_syntax::macros::standard_macros());
+        macros.extend(cel_syntax::macros::optional_macros_at(2));
+        let options = ParserOptions {
+            macros,
+            enable_optional_syntax: true,
+            ..ParserOptions::default()
+        };
+        let chain = |n: usize| format!("optional.of(1){}.hasValue()", ".optMap(x, x)".repeat(n));
+        let short = parse(&Source::new(chain(10).as_str()), &options);
+        assert!(short.is_ok(), "{:?}", short.diagnostics);
+        for n in [14, 20, 40, 5_000] {
+            let parsed = parse(&Source::new(chain(n).as_str()), &options);
+            assert!(
+                parsed.diagnostics.iter().any(|d| d
+                    .message
+                    .starts_with("expression too large after macro expansion")),
+                "{n}: {:?}",
+                parsed.diagnostics.first()
+            );
+        }
+    });
+}
+
 /// The deepest nestings the default limit lets through must fit in half the default thread
 /// stack: parsing uses stack in proportion to the nesting, and frames growing unnoticed would
 /// eat the margin.
