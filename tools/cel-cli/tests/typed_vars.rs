@@ -2,22 +2,10 @@
 //! form users write for their type, and JSON that does not fit is an error naming the variable.
 
 use std::io::Write;
-use std::process::{Command, Output};
 
-fn cel(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cel"))
-        .args(args)
-        .output()
-        .expect("run cel")
-}
+mod support;
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use support::{cel, stderr, stdout};
 
 #[test]
 fn a_value_that_does_not_fit_its_declaration_is_an_error() {
