@@ -499,8 +499,12 @@ fn eval_unguarded<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> {
                 (Err(a), _) => Err(a),
                 (_, Err(e)) => Err(e),
             };
-            // Hooks never apply to `_+_`; the built-in cost of `add_list` is fixed anyway.
-            let c = cel_cost::builtin_call_cost(&add_cost.overload, &[acc_size, 1]);
+            // Hooks never apply to `_+_`; the built-in cost of `add_list` is fixed anyway. The
+            // formula was resolved from the overload id when the plan was made.
+            let sizes = [acc_size, 1];
+            let c = add_cost
+                .formula
+                .eval(&|i| sizes.get(i).copied().unwrap_or(1));
             st.charge(c)?;
             r
         }
@@ -535,7 +539,7 @@ fn eval_unguarded<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> {
             let r = map_insert(*id, acc, k, v);
             let c = match cost.fixed {
                 Some(c) => c,
-                None => cel_cost::builtin_call_cost(&cost.overload, &[]),
+                None => cost.formula.eval(&|_| 1),
             };
             st.charge(c)?;
             r
