@@ -235,6 +235,19 @@ pub(crate) enum Dispatch {
     Unknown(Arc<str>),
 }
 
+impl Dispatch {
+    /// Whether the call may reach an [`Implementation::External`].
+    fn may_reach_outside(&self) -> bool {
+        match self {
+            Dispatch::Direct(imp) => imp.is_external(),
+            Dispatch::Candidates(c) => c
+                .iter()
+                .any(|o| o.implementation.as_ref().is_some_and(|i| i.is_external())),
+            Dispatch::Unknown(_) => false,
+        }
+    }
+}
+
 /// How a call's cost is computed once its arguments and result are known.
 #[derive(Clone)]
 pub struct CallCost {
@@ -589,6 +602,8 @@ pub(crate) struct Fold {
 pub struct Plan {
     pub(crate) root: Node,
     pub(crate) slots: usize,
+    /// Whether a call may reach outside the evaluation (see [`Plan::calls_external`]).
+    external_calls: bool,
 }
 
 struct Planner<'a> {
@@ -603,6 +618,8 @@ struct Planner<'a> {
     index_slots: Vec<usize>,
     next_slot: usize,
     max_slots: usize,
+    /// Whether a planned call may reach an [`Implementation::External`].
+    external_calls: bool,
     /// The first error found while planning: a constant that failed to fold, a malformed
     /// `cel.@block` (cel-go reports both when the program is created).
     fold_error: Option<Error>,
@@ -631,6 +648,13 @@ impl Plan {
             return Err(Error::internal(format!("no expression #{id}")));
         };
         Planner::plan_with(e, Some(checked), cost_plan(checked, env), env)
+    }
+
+    /// Whether the expression may call an [`Implementation::External`] (a host's
+    /// function): an evaluation that another evaluation may be running inside then keeps
+    /// to its own call journal (`cel_runtime::journal`).
+    pub fn calls_external(&self) -> bool {
+        self.external_calls
     }
 
     /// Plans an expression that was not type-checked: names are resolved in the container at
@@ -717,6 +741,7 @@ impl<'a> Planner<'a> {
             index_slots: Vec::new(),
             next_slot: 0,
             max_slots: 0,
+            external_calls: false,
             fold_error: None,
         };
         let root = p.plan(expr);
@@ -726,6 +751,7 @@ impl<'a> Planner<'a> {
         Ok(Plan {
             root,
             slots: p.max_slots,
+            external_calls: p.external_calls,
         })
     }
 
@@ -877,6 +903,7 @@ impl<'a> Planner<'a> {
             index_slots: Vec::new(),
             next_slot: 0,
             max_slots: 0,
+            external_calls: false,
             fold_error: None,
         };
         let node = sub.plan(e);
@@ -886,6 +913,7 @@ impl<'a> Planner<'a> {
         let plan = Plan {
             root: node,
             slots: 0,
+            external_calls: sub.external_calls,
         };
         match plan.eval(&cel_runtime::EmptyActivation) {
             Ok(v) => Some(v),
@@ -1134,6 +1162,7 @@ impl<'a> Planner<'a> {
         };
         let dispatch =
             self.dispatch_for(id, target.is_some(), &function, planned.len(), dynamic_args);
+        self.external_calls |= dispatch.may_reach_outside();
         let cost = self.call_cost(id, &function, target.or(args.first()));
 
         // Constant regular expressions are compiled once per program.

@@ -479,7 +479,8 @@ impl Emitter<'_, '_> {
         self.b.ins().brif(set, stopped, &[], target, args);
     }
 
-    /// The cold block that records an interruption (`STATUS_INTERRUPTED`) and leaves.
+    /// The cold block that records an interruption (`STATUS_INTERRUPTED`) and leaves
+    /// (filled in at the end, as the exit block is).
     fn interrupted_exit_block(&mut self) -> cl::Block {
         if let Some(b) = self.interrupted_exit {
             return b;
@@ -487,17 +488,18 @@ impl Emitter<'_, '_> {
         let block = self.b.create_block();
         self.b.set_cold_block(block);
         self.interrupted_exit = Some(block);
-        let current = self.b.current_block();
-        self.b.switch_to_block(block);
-        let ctx = self.ctx();
-        let status = self.iconst(types::I32, i64::from(STATUS_INTERRUPTED));
-        self.b.ins().store(flags(), status, ctx, CTX_STATUS);
-        let exit = self.exit_block();
-        self.b.ins().jump(exit, &[]);
-        if let Some(c) = current {
-            self.b.switch_to_block(c);
-        }
         block
+    }
+
+    fn fill_interrupted_exit_block(&mut self) {
+        if let Some(block) = self.interrupted_exit {
+            self.b.switch_to_block(block);
+            let ctx = self.ctx();
+            let status = self.iconst(types::I32, i64::from(STATUS_INTERRUPTED));
+            self.b.ins().store(flags(), status, ctx, CTX_STATUS);
+            let exit = self.exit_block();
+            self.b.ins().jump(exit, &[]);
+        }
     }
 
     /// Whether the running cost is over the limit (the limit is reloaded: a shim that must
@@ -829,6 +831,8 @@ impl Emitter<'_, '_> {
                 self.b.ins().return_(&[]);
             }
         }
+        // The interruption exit jumps to the exit block: filled first.
+        self.fill_interrupted_exit_block();
         self.fill_exit_block();
         Ok(())
     }

@@ -7,7 +7,9 @@
 //! functions the interpreter uses) for everything else. Subtrees the lowering leaves to the
 //! interpreter (residuals) are evaluated by `cel-interp` with the same activation and the same
 //! cost counter, and an evaluation that goes over its cost limit is redone by the interpreter,
-//! so results, errors and costs are the interpreter's in every case.
+//! so results, errors and costs are the interpreter's in every case. The host calls native
+//! code made are recorded and given back to the interpreter when it redoes them
+//! (`cel_runtime::journal`), so a host function runs once per call either way.
 //!
 //! This is the only crate that depends on Cranelift, and with the helper ABI, the only one
 //! whose `unsafe` runs generated code. It must not define what an operation means: that is

@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use cel_checker::CheckedAst;
 use cel_interp::{Evaluation, Plan, PlanEnv};
 use cel_ir::Ty;
-use cel_runtime::{Activation, Error, Value};
+use cel_runtime::{Activation, Error, Value, journal};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_jit::{JITBuilder, JITModule};
@@ -233,6 +233,12 @@ impl JitProgram {
         // What the runtime's helpers may build (`cel_runtime::limits`); the interpreter,
         // when it takes over, opens its own.
         let _allowance = cel_runtime::limits::BuildAllowance::enter();
+        // Host calls are recorded when the interpreter may have to finish the evaluation
+        // (only a cost limit makes it), so that it does not make them again.
+        let journal = self.interpreter.calls_external().then(|| match limit {
+            Some(_) => journal::Scope::record(),
+            None => journal::Scope::isolate(),
+        });
         let mut st = State {
             activation,
             arena: Default::default(),
@@ -274,9 +280,7 @@ impl JitProgram {
             STATUS_FALLBACK => {
                 // The native evaluation's values are freed before the interpreter runs.
                 drop(st);
-                return self
-                    .interpreter
-                    .eval_interruptible(activation, limit, interrupt);
+                return self.finish_by_interpreter(activation, limit, interrupt, journal);
             }
             STATUS_INTERRUPTED => {
                 return Evaluation {
@@ -290,9 +294,7 @@ impl JitProgram {
             // Over the limit: the interpreter stops at the very step cel-go would, with its
             // cost and error.
             drop(st);
-            return self
-                .interpreter
-                .eval_interruptible(activation, limit, interrupt);
+            return self.finish_by_interpreter(activation, limit, interrupt, journal);
         }
         let result = if ctx.result_err != 0 {
             Err(st.take_error(ctx.result_err))
@@ -308,6 +310,24 @@ impl JitProgram {
             })
         };
         Evaluation { result, cost }
+    }
+}
+
+impl JitProgram {
+    /// Evaluates again with the interpreter, which stops exactly where cel-go does, giving
+    /// it the host calls native code made (`journal`, when it recorded them) so that none
+    /// runs twice.
+    #[cold]
+    fn finish_by_interpreter(
+        &self,
+        activation: &dyn Activation,
+        limit: Option<u64>,
+        interrupt: Option<&AtomicBool>,
+        journal: Option<journal::Scope>,
+    ) -> Evaluation {
+        let _replay = journal.map(|j| journal::Scope::replay(j.finish()));
+        self.interpreter
+            .eval_interruptible(activation, limit, interrupt)
     }
 }
 

@@ -302,6 +302,14 @@ impl DecisionVal {
     }
 }
 
+/// A two-argument function that asks the host, as an [`Implementation::External`].
+fn external2(f: fn(&Value, &Value) -> Result<Value>) -> Implementation {
+    Implementation::External(Arc::new(move |args: &[Value]| match args {
+        [a, b] => f(a, b),
+        _ => Err(Error::no_such_overload()),
+    }))
+}
+
 /// The value of the `authorizer` variable: checks are made as `user` through `authorizer`.
 pub fn authorizer_value(user: Option<UserInfo>, authorizer: Arc<dyn Authorizer>) -> Value {
     Value::Opaque(Arc::new(AuthorizerVal { user, authorizer }))
@@ -579,11 +587,9 @@ impl Library for Authz {
                     "resourcecheck_name".into(),
                     Implementation::Binary(|r, s| with_resource(r, s, |r, v| r.name = v)),
                 ),
-                ("pathcheck_check".into(), Implementation::Binary(path_check)),
-                (
-                    "resourcecheck_check".into(),
-                    Implementation::Binary(resource_check),
-                ),
+                // The two calls that ask the host's authorizer: at most once per evaluation.
+                ("pathcheck_check".into(), external2(path_check)),
+                ("resourcecheck_check".into(), external2(resource_check)),
                 (
                     "decision_errored".into(),
                     Implementation::Unary(|v| Ok(Value::Bool(decision(v)?.error.is_some()))),

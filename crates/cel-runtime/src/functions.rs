@@ -26,8 +26,14 @@ pub enum Implementation {
     Binary(BinaryFn),
     /// A plain function of any number of arguments.
     Nary(NaryFn),
-    /// A closure supplied by the host or a library.
+    /// A closure whose answer depends only on its arguments (a library's function with
+    /// its configuration).
     Host(HostFn),
+    /// A closure that reaches outside the evaluation: the host's own function, or a
+    /// library's call into the host (Kubernetes' authorizer). It may have effects and may
+    /// answer differently each time, so it runs at most once per evaluation even when an
+    /// evaluation is finished by another backend ([`crate::journal`]).
+    External(HostFn),
 }
 
 impl fmt::Debug for Implementation {
@@ -37,6 +43,7 @@ impl fmt::Debug for Implementation {
             Implementation::Binary(_) => "Binary",
             Implementation::Nary(_) => "Nary",
             Implementation::Host(_) => "Host",
+            Implementation::External(_) => "External",
         })
     }
 }
@@ -49,8 +56,14 @@ impl Implementation {
             (Implementation::Binary(f), [a, b]) => f(a, b),
             (Implementation::Nary(f), args) => f(args),
             (Implementation::Host(f), args) => f(args),
+            (Implementation::External(f), args) => crate::journal::call(f, args),
             _ => Err(crate::Error::no_such_overload()),
         }
+    }
+
+    /// Whether calls reach outside the evaluation ([`Implementation::External`]).
+    pub fn is_external(&self) -> bool {
+        matches!(self, Implementation::External(_))
     }
 
     /// Calls with one argument by reference (cloned only for implementations that take a

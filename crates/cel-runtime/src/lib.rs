@@ -6,8 +6,9 @@
 //! durations with time zones, regular expressions with RE2 semantics, and the table of
 //! implementations keyed by cel-go's overload ids ([`FunctionRegistry`]), protobuf messages
 //! over `prost-reflect` descriptors ([`proto`]), objects and lists typed by a schema
-//! (Kubernetes' custom resources: [`object`]), and the bounds on the size of values an
-//! evaluation builds ([`limits`]).
+//! (Kubernetes' custom resources: [`object`]), the bounds on the size of values an
+//! evaluation builds ([`limits`]), and the journal that keeps host calls to one per
+//! evaluation ([`journal`]).
 //!
 //! The interpreter calls these functions directly; generated code calls the same functions
 //! through thin shims. So the meaning of every operation is written here once.
@@ -24,6 +25,7 @@ pub mod convert;
 mod error;
 pub mod format;
 mod functions;
+pub mod journal;
 pub mod limits;
 pub mod object;
 pub mod optional;

@@ -254,6 +254,9 @@ impl EnvBuilder {
 
     /// Declares a function overload implemented by a Rust closure. The closure receives the
     /// arguments (the receiver first, for member overloads) and returns a value or an error.
+    /// It may have effects: each call the expression makes runs it once, on either backend,
+    /// even when native code hands an evaluation over its cost limit to the interpreter
+    /// ([`Implementation::External`]).
     ///
     /// ```
     /// use celerity::{Env, OverloadDecl, Type, Value};
@@ -276,8 +279,10 @@ impl EnvBuilder {
         overload: OverloadDecl,
         implementation: impl Fn(&[Value]) -> Result<Value, Error> + Send + Sync + 'static,
     ) -> Self {
-        self.registry
-            .add(&overload.id, Implementation::Host(Arc::new(implementation)));
+        self.registry.add(
+            &overload.id,
+            Implementation::External(Arc::new(implementation)),
+        );
         self.functions.push(FunctionDecl::new(name, vec![overload]));
         self
     }
@@ -289,7 +294,9 @@ impl EnvBuilder {
         self
     }
 
-    /// Registers the implementation of an overload id.
+    /// Registers the implementation of an overload id. A closure with effects, or whose
+    /// answer can change, belongs in [`Implementation::External`] (each call runs once);
+    /// [`Implementation::Host`] is for closures whose answer depends only on their arguments.
     pub fn implementation(mut self, overload_id: &str, implementation: Implementation) -> Self {
         self.registry.add(overload_id, implementation);
         self

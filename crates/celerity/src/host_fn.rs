@@ -209,7 +209,7 @@ macro_rules! host_function {
                 R::cel_type()
             }
             fn into_implementation(self) -> Implementation {
-                Implementation::Host(Arc::new(move |args: &[Value]| {
+                Implementation::External(Arc::new(move |args: &[Value]| {
                     #[allow(unused_variables, reason = "no arguments to read for arity 0")]
                     let [$($arg),*] = args else {
                         return Err(Error::no_such_overload());

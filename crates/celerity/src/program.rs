@@ -275,7 +275,15 @@ impl Program {
         };
         let mut e = match self.native() {
             Some(j) => j.eval_interruptible(activation, limit, interrupt),
-            None => self.plan.eval_interruptible(activation, limit, interrupt),
+            None => {
+                // An evaluation inside another one's (an activation computing a variable)
+                // keeps its host calls out of the outer one's journal.
+                let _own_calls = self
+                    .plan
+                    .calls_external()
+                    .then(cel_runtime::journal::Scope::isolate);
+                self.plan.eval_interruptible(activation, limit, interrupt)
+            }
         };
         if !self.track_cost {
             e.cost = 0;
