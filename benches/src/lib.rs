@@ -4,9 +4,11 @@
 //! 1,000,000), variables declared from their JSON values (objects are `map(string, dyn)`,
 //! arrays `list(dyn)`), bound once.
 //!
-//! The criterion benchmarks are in `benches/engines.rs`; `tests/cases.rs` checks that every
-//! case gives the expected value and cel-go's cost on both backends; the `bench-table`
-//! binary turns criterion's results into the README's table. Nothing here is a timed test.
+//! The criterion benchmarks are in `benches/engines.rs`; `benches/tiering.rs` times the first
+//! evaluations of fresh `Backend::Auto` programs (latency percentiles, without criterion);
+//! `tests/cases.rs` checks that every case gives the expected value and cel-go's cost on both
+//! backends; the `bench-table` binary turns criterion's results into the README's table.
+//! Nothing here is a timed test.
 
 #![forbid(unsafe_code)]
 

@@ -16,7 +16,8 @@ use cel_syntax::macros::{Macro, MacroTable};
 use cel_syntax::{Diagnostic, ParserOptions, Source};
 use cel_types::{Container, FunctionDecl, OverloadDecl, Type, TypeProvider, VariableDecl};
 
-use crate::{Ast, Backend, Issues, Program, ProgramOptions};
+use crate::tiering::Tiering;
+use crate::{Ast, Backend, CompileReport, CompileTask, Issues, Program, ProgramOptions};
 
 /// Options that change what an environment accepts or how it evaluates.
 #[derive(Clone, Debug)]
@@ -122,6 +123,7 @@ pub(crate) struct EnvInner {
     pub(crate) estimate_hooks: Vec<(CostKey, EstimateFn)>,
     pub(crate) validators: Vec<cel_ext::Validator>,
     pub(crate) program_checks: Vec<cel_ext::Validator>,
+    pub(crate) tiering: Tiering,
     /// What it was built from, for [`Env::extend`].
     pub(crate) source: EnvBuilder,
 }
@@ -158,6 +160,7 @@ pub struct EnvBuilder {
     estimate_hooks: Vec<(CostKey, EstimateFn)>,
     validators: Vec<cel_ext::Validator>,
     program_checks: Vec<cel_ext::Validator>,
+    tiering: Tiering,
 }
 
 impl std::fmt::Debug for EnvInner {
@@ -165,6 +168,7 @@ impl std::fmt::Debug for EnvInner {
         f.debug_struct("EnvInner")
             .field("options", &self.options)
             .field("estimate_hooks", &self.estimate_hooks.len())
+            .field("tiering", &self.tiering)
             .finish_non_exhaustive()
     }
 }
@@ -174,6 +178,7 @@ impl std::fmt::Debug for EnvBuilder {
         f.debug_struct("EnvBuilder")
             .field("options", &self.options)
             .field("libraries", &self.libraries)
+            .field("tiering", &self.tiering)
             .finish_non_exhaustive()
     }
 }
@@ -241,6 +246,7 @@ impl Default for EnvBuilder {
             estimate_hooks: Vec::new(),
             validators: Vec::new(),
             program_checks: Vec::new(),
+            tiering: Tiering::default(),
         }
     }
 }
@@ -451,6 +457,68 @@ impl EnvBuilder {
         self
     }
 
+    /// Runs the tiered compiles of [`Backend::Auto`] programs on the host's executor
+    /// instead of the background thread Celerity starts by default: on a program's
+    /// [`Backend::AUTO_JIT_AFTER`]th evaluation, the evaluating thread calls `executor` with
+    /// the program's [`CompileTask`] (once per program) and goes on interpreting; the host
+    /// runs the task ([`CompileTask::run`]) when and where it likes, on a thread pool or an
+    /// async runtime's blocking pool, say. The task is `Send + 'static` and CPU-bound; until
+    /// it has run, the program is interpreted.
+    ///
+    /// `executor` should only hand the task over: it runs on the evaluating thread, inside
+    /// an evaluation. To compile on the spot, as a synchronous tier would (that evaluation
+    /// then waits for the compile, and runs native code), pass [`CompileTask::run`] itself:
+    ///
+    /// ```
+    /// let env = celerity::Env::builder().compile_executor(celerity::CompileTask::run).build();
+    /// ```
+    ///
+    /// [`Backend::Jit`] programs are compiled when they are made, on the thread that makes
+    /// them, whatever the executor.
+    ///
+    /// The default thread runs at the ordinary priority. On a host with an idle core it
+    /// compiles beside the evaluating threads; on one whose cores are all busy it competes
+    /// with them, and the scheduler may run it at once on the core of the thread that
+    /// submitted the compile, which then waits about as long as a synchronous compile
+    /// would. A host that wants compiles at a lower priority, or on cores of its choosing,
+    /// runs them on its own thread with this executor.
+    pub fn compile_executor(
+        mut self,
+        executor: impl Fn(CompileTask) + Send + Sync + 'static,
+    ) -> Self {
+        self.tiering.executor = Some(Arc::new(executor));
+        self
+    }
+
+    /// Calls `hook` once for each native compile of this environment's programs, with its
+    /// outcome (compiled, declined as over the native-code budget, or failed) and how long
+    /// it took: for [`Backend::Auto`] on the thread that ran the compile, after the outcome
+    /// is published; for [`Backend::Jit`] on the thread that made the program. A failed or
+    /// declined compile leaves the program interpreted, with the same answers; the hook is
+    /// where a host logs or counts it. Programs [`Backend::Auto`] does not try to compile
+    /// (too many nodes) report no compile: see [`Program::native_status`].
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use celerity::{Backend, Env, NativeStatus, ProgramOptions};
+    ///
+    /// let outcomes = Arc::new(Mutex::new(Vec::new()));
+    /// let seen = outcomes.clone();
+    /// let env = Env::builder()
+    ///     .on_native_compile(move |report| seen.lock().unwrap().push(report.outcome.clone()))
+    ///     .build();
+    /// let options = ProgramOptions { backend: Backend::Jit, ..ProgramOptions::default() };
+    /// env.program_with(&env.compile("1 < 2").unwrap(), options).unwrap();
+    /// assert_eq!(*outcomes.lock().unwrap(), [NativeStatus::Compiled]);
+    /// ```
+    pub fn on_native_compile(
+        mut self,
+        hook: impl Fn(&CompileReport<'_>) + Send + Sync + 'static,
+    ) -> Self {
+        self.tiering.on_compile = Some(Arc::new(hook));
+        self
+    }
+
     /// Builds the environment.
     ///
     /// # Panics
@@ -536,6 +604,7 @@ impl EnvBuilder {
                 estimate_hooks: self.estimate_hooks,
                 validators: self.validators,
                 program_checks: self.program_checks,
+                tiering: self.tiering,
                 source,
             }),
         })
@@ -682,6 +751,7 @@ impl Env {
             &self.inner.plan_env,
             self.inner.options.cost_limit,
             options,
+            &self.inner.tiering,
         )
     }
 

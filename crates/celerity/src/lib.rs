@@ -38,7 +38,11 @@
 //! literals and equality mean).
 //!
 //! Programs run on the interpreter or as native code compiled with Cranelift ([`Backend`]);
-//! both give the same values, errors and costs.
+//! both give the same values, errors and costs. Under [`Backend::Auto`], the default, a
+//! program is interpreted at first and compiled off the request path once it has run
+//! [`Backend::AUTO_JIT_AFTER`] times (on a background thread, or the host's executor:
+//! [`EnvBuilder::compile_executor`]); [`Program::native_status`] and
+//! [`EnvBuilder::on_native_compile`] report how its compile went.
 //!
 //! This crate only assembles the others (`cel-syntax`, `cel-types`, `cel-checker`,
 //! `cel-runtime`, `cel-interp`, `cel-jit`, `cel-ext`, `cel-cost`, `cel-k8s`); nothing in
@@ -54,6 +58,7 @@ mod json;
 pub mod kubernetes;
 mod program;
 mod rust_values;
+mod tiering;
 mod validate;
 
 pub use ast::{Ast, Issues};
@@ -78,6 +83,7 @@ pub use json::{
 pub use kubernetes::KubernetesEnv;
 pub use program::{Backend, EvalDetails, Program, ProgramOptions};
 pub use rust_values::{SerdeError, from_value, to_value};
+pub use tiering::{CompileReport, CompileTask, DeclineReason, NativeStatus};
 
 /// Formats a value as a CEL literal that parses back to the same value (`5u`, `2.0`,
 /// `b"\x00"`, `{"a": 1}` with keys sorted, `timestamp("...")`).

@@ -1,24 +1,40 @@
 //! [`Program`]: a planned expression, evaluated many times, by the interpreter or as native
 //! code.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
 
-use cel_checker::CheckedAst;
 use cel_interp::{Evaluation, Plan, PlanEnv};
-use cel_jit::{JitOptions, JitProgram};
+use cel_jit::{JitError, JitOptions, JitProgram};
 use cel_runtime::{Activation, Error, Value};
 use cel_syntax::Diagnostic;
 
+use crate::tiering::{AutoJit, DeclineReason, NativeStatus, Tiering};
 use crate::{Ast, Issues};
 
 /// Facts about one evaluation.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EvalDetails {
     /// The run-time cost in cel-go's cost units. For an evaluation that failed, the cost
     /// reached when it failed (for one stopped by the cost limit, including the step that
     /// crossed it), as cel-go reports it.
     pub actual_cost: u64,
+    /// What ran the evaluation: [`Backend::Jit`] (the native program, which hands an
+    /// evaluation that goes over the cost limit, and any subtree it does not compile, to
+    /// the interpreter) or [`Backend::Interpreter`]; never [`Backend::Auto`], which is a
+    /// policy for choosing between them. Under [`Backend::Auto`] it says when the program
+    /// switched to native code.
+    pub backend: Backend,
+}
+
+impl Default for EvalDetails {
+    fn default() -> EvalDetails {
+        EvalDetails {
+            actual_cost: 0,
+            backend: Backend::Interpreter,
+        }
+    }
 }
 
 /// How a program is executed. Every backend gives the same values, errors and costs.
@@ -33,13 +49,25 @@ pub enum Backend {
     Jit,
     /// Interpret at first, and compile a checked expression once it has been evaluated
     /// [`Backend::AUTO_JIT_AFTER`] times, unless it is too large to be worth compiling.
+    ///
+    /// The compile runs off the request path: the [`Backend::AUTO_JIT_AFTER`]th evaluation
+    /// only submits it (exactly once per program, whatever the number of threads), to a
+    /// background thread shared by the process or to the host's executor
+    /// ([`EnvBuilder::compile_executor`](crate::EnvBuilder::compile_executor)). That
+    /// evaluation and every other one are interpreted until the native program is
+    /// published; from then on they run it. No evaluation waits for a compile.
+    /// [`Program::native_status`] tells where a program stands, and
+    /// [`EnvBuilder::on_native_compile`](crate::EnvBuilder::on_native_compile) hears of
+    /// each compile's outcome, a failure included (the program is then interpreted for
+    /// good, with the same answers).
     #[default]
     Auto,
 }
 
 impl Backend {
-    /// How many evaluations [`Backend::Auto`] interprets before it compiles: compiling costs
-    /// about as much as a hundred interpreted evaluations of a typical expression.
+    /// How many evaluations [`Backend::Auto`] interprets before it submits the compile:
+    /// compiling costs about as much as a hundred interpreted evaluations of a typical
+    /// expression.
     pub const AUTO_JIT_AFTER: u32 = 100;
 
     /// The largest expression (in AST nodes) [`Backend::Auto`] tries to compile; larger ones
@@ -47,10 +75,14 @@ impl Backend {
     pub const AUTO_MAX_NODES: usize = 20_000;
 }
 
-/// Options of one program.
+/// Options of one program. Where tiered compiles run and who hears of them are options of
+/// the environment ([`EnvBuilder::compile_executor`](crate::EnvBuilder::compile_executor),
+/// [`EnvBuilder::on_native_compile`](crate::EnvBuilder::on_native_compile)).
 #[derive(Clone, Copy, Debug)]
 pub struct ProgramOptions {
-    /// The backend.
+    /// The backend: [`Backend::Jit`] compiles when the program is made, on the calling
+    /// thread; [`Backend::Auto`] (the default) compiles in the background once the program
+    /// has run [`Backend::AUTO_JIT_AFTER`] times.
     pub backend: Backend,
     /// Count each evaluation's cost and enforce the cost limit (on by default). Off, the
     /// cost is not tracked: [`EvalDetails::actual_cost`] is 0 and no limit stops an
@@ -88,19 +120,13 @@ impl Default for ProgramOptions {
 /// What runs the program.
 #[derive(Clone, Debug)]
 enum Engine {
-    Interpreter,
+    /// The interpreter, for good; `declined` says why native code was not made, when it
+    /// was asked for.
+    Interpreter {
+        declined: Option<DeclineReason>,
+    },
     Jit(Arc<JitProgram>),
     Auto(Arc<AutoJit>),
-}
-
-/// The state of [`Backend::Auto`]: what compiling needs, how often the program ran, and the
-/// compiled program once there is one (`None` inside if compiling failed).
-#[derive(Debug)]
-struct AutoJit {
-    checked: CheckedAst,
-    env: PlanEnv,
-    evaluations: AtomicU32,
-    compiled: OnceLock<Option<Arc<JitProgram>>>,
 }
 
 /// A compiled expression, ready to evaluate.
@@ -112,8 +138,39 @@ pub struct Program {
     engine: Engine,
     cost_limit: Option<u64>,
     track_cost: bool,
-    fast_compile: bool,
-    lazy_variables: bool,
+}
+
+/// [`Backend::Jit`]: compiles on the calling thread, when the program is made. An
+/// expression over the native-code budget is interpreted; any other failure is an error of
+/// the program.
+fn compile_now(
+    ast: &Ast,
+    checked: &cel_checker::CheckedAst,
+    env: &PlanEnv,
+    plan: Arc<Plan>,
+    options: JitOptions,
+    tiering: &Tiering,
+) -> Result<Engine, Issues> {
+    let started = Instant::now();
+    let compiled = JitProgram::compile(checked, env, plan, options);
+    let outcome = match &compiled {
+        Ok(_) => NativeStatus::Compiled,
+        Err(JitError::TooLarge { budget }) => NativeStatus::Declined {
+            reason: DeclineReason::TooLarge { budget: *budget },
+        },
+        Err(e) => NativeStatus::Failed {
+            message: e.to_string(),
+        },
+    };
+    tiering.report(ast.source.text(), Backend::Jit, outcome, started.elapsed());
+    match compiled {
+        Ok(jit) => Ok(Engine::Jit(Arc::new(jit))),
+        Err(JitError::TooLarge { budget }) => Ok(Engine::Interpreter {
+            declined: Some(DeclineReason::TooLarge { budget }),
+        }),
+        Err(JitError::Eval(err)) => Err(issues_of(ast, err)),
+        Err(other) => Err(issues_of(ast, Error::internal(other.to_string()))),
+    }
 }
 
 fn issues_of(ast: &Ast, e: Error) -> Issues {
@@ -132,45 +189,42 @@ impl Program {
         env: &PlanEnv,
         cost_limit: Option<u64>,
         options: ProgramOptions,
+        tiering: &Tiering,
     ) -> Result<Program, Issues> {
         let plan = match &ast.checked {
             Some(checked) => Plan::checked(checked, env),
             None => Plan::unchecked(&ast.parsed, env),
         };
         let plan = Arc::new(plan.map_err(|e| issues_of(ast, e))?);
+        let jit_options = JitOptions {
+            keep_clif: options.keep_code_text,
+            track_cost: options.track_cost,
+            fast_compile: options.fast_compile,
+            inject_fault: options.inject_fault,
+            lazy_variables: options.lazy_variables,
+            ..JitOptions::default()
+        };
         let engine = match (&ast.checked, options.backend) {
-            (None, _) | (_, Backend::Interpreter) => Engine::Interpreter,
+            (None, _) | (_, Backend::Interpreter) => Engine::Interpreter { declined: None },
             (Some(checked), Backend::Jit) => {
-                let jit_options = JitOptions {
-                    keep_clif: options.keep_code_text,
-                    track_cost: options.track_cost,
-                    fast_compile: options.fast_compile,
-                    inject_fault: options.inject_fault,
-                    lazy_variables: options.lazy_variables,
-                    ..JitOptions::default()
-                };
-                match JitProgram::compile(checked, env, plan.clone(), jit_options) {
-                    Ok(jit) => Engine::Jit(Arc::new(jit)),
-                    // Over the native-code budget: interpreted, as documented.
-                    Err(cel_jit::JitError::TooLarge { .. }) => Engine::Interpreter,
-                    Err(cel_jit::JitError::Eval(err)) => return Err(issues_of(ast, err)),
-                    Err(other) => {
-                        return Err(issues_of(ast, Error::internal(other.to_string())));
-                    }
-                }
+                compile_now(ast, checked, env, plan.clone(), jit_options, tiering)?
             }
             (Some(checked), Backend::Auto) => {
                 let mut nodes = 0usize;
                 checked.ast.expr.walk(&mut |_| nodes += 1);
                 if nodes > Backend::AUTO_MAX_NODES {
-                    Engine::Interpreter
+                    Engine::Interpreter {
+                        declined: Some(DeclineReason::TooManyNodes { nodes }),
+                    }
                 } else {
-                    Engine::Auto(Arc::new(AutoJit {
-                        checked: checked.clone(),
-                        env: env.clone(),
-                        evaluations: AtomicU32::new(0),
-                        compiled: OnceLock::new(),
-                    }))
+                    Engine::Auto(Arc::new(AutoJit::new(
+                        ast.source.text(),
+                        checked,
+                        env,
+                        plan.clone(),
+                        jit_options,
+                        tiering,
+                    )))
                 }
             }
         };
@@ -179,8 +233,6 @@ impl Program {
             engine,
             cost_limit,
             track_cost: options.track_cost,
-            fast_compile: options.fast_compile,
-            lazy_variables: options.lazy_variables,
         })
     }
 
@@ -199,13 +251,39 @@ impl Program {
     /// The backend that runs the next evaluation: [`Backend::Jit`] once the program is
     /// compiled, [`Backend::Interpreter`] otherwise.
     pub fn backend(&self) -> Backend {
+        match self.compiled() {
+            Some(_) => Backend::Jit,
+            None => Backend::Interpreter,
+        }
+    }
+
+    /// Where the program stands with native code: never compiled, waiting for
+    /// [`Backend::AUTO_JIT_AFTER`] evaluations, compiling, compiled, declined (over the
+    /// native-code budget) or failed. A snapshot: under [`Backend::Auto`] it moves forward
+    /// as other threads evaluate and the compile ends.
+    ///
+    /// ```
+    /// use celerity::{Env, MapActivation, NativeStatus};
+    ///
+    /// // An executor that runs each compile on the spot: the 100th evaluation compiles.
+    /// let env = Env::builder().compile_executor(celerity::CompileTask::run).build();
+    /// let program = env.program(&env.compile("1 + 2 == 3").unwrap()).unwrap();
+    /// assert_eq!(program.native_status(), NativeStatus::Pending);
+    /// for _ in 0..celerity::Backend::AUTO_JIT_AFTER {
+    ///     program.eval(&MapActivation::new()).unwrap();
+    /// }
+    /// assert_eq!(program.native_status(), NativeStatus::Compiled);
+    /// ```
+    pub fn native_status(&self) -> NativeStatus {
         match &self.engine {
-            Engine::Jit(_) => Backend::Jit,
-            Engine::Interpreter => Backend::Interpreter,
-            Engine::Auto(a) => match a.compiled.get() {
-                Some(Some(_)) => Backend::Jit,
-                _ => Backend::Interpreter,
+            Engine::Interpreter { declined: None } => NativeStatus::Interpreted,
+            Engine::Interpreter {
+                declined: Some(reason),
+            } => NativeStatus::Declined {
+                reason: reason.clone(),
             },
+            Engine::Jit(_) => NativeStatus::Compiled,
+            Engine::Auto(auto) => auto.status(),
         }
     }
 
@@ -230,51 +308,38 @@ impl Program {
     fn compiled(&self) -> Option<&JitProgram> {
         match &self.engine {
             Engine::Jit(j) => Some(j),
-            Engine::Auto(a) => a.compiled.get().and_then(|c| c.as_deref()),
-            Engine::Interpreter => None,
+            Engine::Auto(auto) => auto.compiled(),
+            Engine::Interpreter { .. } => None,
         }
     }
 
-    /// The compiled program to run, compiling it when [`Backend::Auto`] decides to.
+    /// The compiled program to run this evaluation, if any (under [`Backend::Auto`], counting
+    /// the evaluation and submitting the compile when it is time).
     #[inline]
     fn native(&self) -> Option<&JitProgram> {
         match &self.engine {
             Engine::Jit(j) => Some(j),
-            Engine::Interpreter => None,
-            Engine::Auto(a) => {
-                if let Some(c) = a.compiled.get() {
-                    return c.as_deref();
-                }
-                let n = a.evaluations.fetch_add(1, Ordering::Relaxed);
-                if n + 1 < Backend::AUTO_JIT_AFTER {
-                    return None;
-                }
-                a.compiled
-                    .get_or_init(|| {
-                        let options = JitOptions {
-                            track_cost: self.track_cost,
-                            fast_compile: self.fast_compile,
-                            lazy_variables: self.lazy_variables,
-                            ..JitOptions::default()
-                        };
-                        JitProgram::compile(&a.checked, &a.env, self.plan.clone(), options)
-                            .ok()
-                            .map(Arc::new)
-                    })
-                    .as_deref()
-            }
+            Engine::Interpreter { .. } => None,
+            Engine::Auto(auto) => auto.native(),
         }
     }
 
     #[inline]
-    fn run(&self, activation: &dyn Activation, interrupt: Option<&AtomicBool>) -> Evaluation {
+    fn run(
+        &self,
+        activation: &dyn Activation,
+        interrupt: Option<&AtomicBool>,
+    ) -> (Evaluation, Backend) {
         let limit = if self.track_cost {
             self.cost_limit
         } else {
             None
         };
-        let mut e = match self.native() {
-            Some(j) => j.eval_interruptible(activation, limit, interrupt),
+        let (mut e, backend) = match self.native() {
+            Some(j) => (
+                j.eval_interruptible(activation, limit, interrupt),
+                Backend::Jit,
+            ),
             None => {
                 // An evaluation inside another one's (an activation computing a variable)
                 // keeps its host calls out of the outer one's journal.
@@ -282,30 +347,34 @@ impl Program {
                     .plan
                     .calls_external()
                     .then(cel_runtime::journal::Scope::isolate);
-                self.plan.eval_interruptible(activation, limit, interrupt)
+                (
+                    self.plan.eval_interruptible(activation, limit, interrupt),
+                    Backend::Interpreter,
+                )
             }
         };
         if !self.track_cost {
             e.cost = 0;
         }
-        e
+        (e, backend)
     }
 
     /// Evaluates the expression against the variables of an activation.
     #[inline]
     pub fn eval(&self, activation: &dyn Activation) -> Result<Value, Error> {
-        self.run(activation, None).result
+        self.run(activation, None).0.result
     }
 
     /// Evaluates, also returning the evaluation's details (its cost), which are reported
     /// for failed evaluations too.
     #[inline]
     pub fn eval_details(&self, activation: &dyn Activation) -> (Result<Value, Error>, EvalDetails) {
-        let e = self.run(activation, None);
+        let (e, backend) = self.run(activation, None);
         (
             e.result,
             EvalDetails {
                 actual_cost: e.cost,
+                backend,
             },
         )
     }
@@ -334,11 +403,12 @@ impl Program {
         activation: &dyn Activation,
         interrupt: &AtomicBool,
     ) -> (Result<Value, Error>, EvalDetails) {
-        let e = self.run(activation, Some(interrupt));
+        let (e, backend) = self.run(activation, Some(interrupt));
         (
             e.result,
             EvalDetails {
                 actual_cost: e.cost,
+                backend,
             },
         )
     }

@@ -1,7 +1,7 @@
 //! The JIT against the interpreter on hand-picked expressions: values, errors and costs must
 //! be the same. (The whole conformance suite and the random expressions run in `spec-tests`.)
 
-use celerity::{Backend, Env, MapActivation, Program, ProgramOptions, Type, Value};
+use celerity::{Backend, CompileTask, Env, MapActivation, Program, ProgramOptions, Type, Value};
 
 fn env() -> Env {
     Env::builder()
@@ -216,18 +216,26 @@ fn programs_evaluate_from_many_threads() {
     });
 }
 
+/// With an executor that compiles on the spot, `Auto` compiles on its
+/// [`Backend::AUTO_JIT_AFTER`]th evaluation, which runs native code. (Compiles in the
+/// background are tested in `tiering.rs`.)
 #[test]
 fn auto_compiles_after_repeated_evaluations() {
-    let env = env();
+    let env = env().extend().compile_executor(CompileTask::run).build();
     let ast = env.compile("x + y").unwrap();
     let p = env.program(&ast).unwrap();
     let vars = vars();
     assert_eq!(p.backend(), Backend::Interpreter);
-    for _ in 0..Backend::AUTO_JIT_AFTER {
-        assert_eq!(p.eval(&vars).unwrap(), Value::Int(12));
+    for _ in 1..Backend::AUTO_JIT_AFTER {
+        let (r, details) = p.eval_details(&vars);
+        assert_eq!(r.unwrap(), Value::Int(12));
+        assert_eq!(details.backend, Backend::Interpreter);
     }
+    assert_eq!(p.backend(), Backend::Interpreter);
+    let (r, details) = p.eval_details(&vars);
+    assert_eq!(r.unwrap(), Value::Int(12));
+    assert_eq!(details.backend, Backend::Jit);
     assert_eq!(p.backend(), Backend::Jit);
-    assert_eq!(p.eval(&vars).unwrap(), Value::Int(12));
 }
 
 /// An activation that counts how often each variable is asked for.
