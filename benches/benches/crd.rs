@@ -101,13 +101,7 @@ impl DynRules {
                     .compile(&r.rule)
                     .expect("the rule compiles with self: dyn");
                 let program = env
-                    .program_with(
-                        &ast,
-                        celerity::ProgramOptions {
-                            backend,
-                            ..Default::default()
-                        },
-                    )
+                    .program_with(&ast, celerity::ProgramOptions::default().backend(backend))
                     .unwrap();
                 // Transition rules need an old object; creates skip them.
                 if !r.rule.contains("oldSelf") {

@@ -56,11 +56,9 @@ fn compilation(c: &mut Criterion) {
         let mut group = c.benchmark_group(group_name);
         for case in benches::cases() {
             let env = benches::env(&case);
-            let options = ProgramOptions {
-                backend,
-                fast_compile,
-                ..ProgramOptions::default()
-            };
+            let options = ProgramOptions::default()
+                .backend(backend)
+                .fast_compile(fast_compile);
             group.bench_function(case.name.as_str(), |b| {
                 b.iter(|| black_box(benches::program_with(&env, &case, options)))
             });

@@ -169,11 +169,9 @@ pub fn activation(case: &BenchCase) -> MapActivation {
 
 /// Parses, checks and makes the program of a case for a backend.
 pub fn program(env: &Env, case: &BenchCase, backend: Backend, track_cost: bool) -> Program {
-    let options = ProgramOptions {
-        backend,
-        track_cost,
-        ..ProgramOptions::default()
-    };
+    let options = ProgramOptions::default()
+        .backend(backend)
+        .track_cost(track_cost);
     program_with(env, case, options)
 }
 

@@ -422,13 +422,7 @@ fn run_eval(j: &Json, backend: Backend) -> Check {
         return Err(format!("compiled, want compile error {want}"));
     }
     let program = env
-        .program_with(
-            &ast,
-            celerity::ProgramOptions {
-                backend,
-                ..Default::default()
-            },
-        )
+        .program_with(&ast, celerity::ProgramOptions::default().backend(backend))
         .map_err(|e| format!("program: {e}"))?;
     let (result, details) = program.eval_details(&vars);
     if let Some(want) = j.get("cost").and_then(Json::as_u64)

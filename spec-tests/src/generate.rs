@@ -1421,11 +1421,9 @@ impl Differ {
     }
 
     fn program(&self, ast: &celerity::Ast, backend: Backend) -> Result<Program, String> {
-        let options = ProgramOptions {
-            backend,
-            inject_fault: self.inject_fault && backend == Backend::Jit,
-            ..ProgramOptions::default()
-        };
+        let options = ProgramOptions::default()
+            .backend(backend)
+            .inject_fault(self.inject_fault && backend == Backend::Jit);
         self.env
             .program_with(ast, options)
             .map_err(|i| i.to_string())

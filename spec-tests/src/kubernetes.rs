@@ -373,10 +373,7 @@ pub fn case_env(c: &Case) -> Env {
     };
     let mut b = k.builder();
     if c.env == CaseEnv::CostTest {
-        b = b.options(EnvOptions {
-            presence_test_has_cost: false,
-            ..EnvOptions::default()
-        });
+        b = b.options(EnvOptions::default().presence_test_has_cost(false));
     }
     for (name, ty) in &c.decls {
         b = b.variable(name, ty.clone());
@@ -525,15 +522,8 @@ fn run(c: &Case) -> (Status, CostCheck) {
     };
     // Every case runs on both backends, which must agree on the value, the error and the
     // cost; the interpreter's result is then compared with the expectation.
-    let program_for = |backend| {
-        env.program_with(
-            &ast,
-            celerity::ProgramOptions {
-                backend,
-                ..Default::default()
-            },
-        )
-    };
+    let program_for =
+        |backend| env.program_with(&ast, celerity::ProgramOptions::default().backend(backend));
     if let Expect::ProgramError(want) = &c.expect {
         return (expect_program_error(want, program_for), costs);
     }

@@ -164,11 +164,9 @@ fn program_for(
     backend: Backend,
     fault: bool,
 ) -> Result<Program, String> {
-    let options = ProgramOptions {
-        backend,
-        inject_fault: fault,
-        ..ProgramOptions::default()
-    };
+    let options = ProgramOptions::default()
+        .backend(backend)
+        .inject_fault(fault);
     env.program_with(ast, options).map_err(|i| i.to_string())
 }
 

@@ -196,10 +196,7 @@ fn residual_count_in_readme() {
         let Ok(ast) = env.compile(&case.expr) else {
             continue;
         };
-        let options = ProgramOptions {
-            backend: Backend::Jit,
-            ..Default::default()
-        };
+        let options = ProgramOptions::default().backend(Backend::Jit);
         let Ok(program) = env.program_with(&ast, options) else {
             continue;
         };

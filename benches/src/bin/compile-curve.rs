@@ -186,10 +186,7 @@ fn main() {
             }
             let compile = |backend: Backend| {
                 let ast = env.compile(&expr).expect("the expression compiled above");
-                let options = ProgramOptions {
-                    backend,
-                    ..ProgramOptions::default()
-                };
+                let options = ProgramOptions::default().backend(backend);
                 env.program_with(&ast, options).expect("the program builds")
             };
             let native = compile(Backend::Jit).backend() == Backend::Jit;

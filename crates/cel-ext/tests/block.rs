@@ -34,13 +34,7 @@ fn run_on(env: &Env, expr: &str, backend: Backend, checked: bool) -> Outcome {
     };
     let ast = ast.unwrap_or_else(|e| panic!("{expr}: {e}"));
     let program = env
-        .program_with(
-            &ast,
-            ProgramOptions {
-                backend,
-                ..ProgramOptions::default()
-            },
-        )
+        .program_with(&ast, ProgramOptions::default().backend(backend))
         .unwrap_or_else(|e| panic!("{expr}: {e}"));
     let act = MapActivation::new().with("x", 5i64);
     let (r, details) = program.eval_details(&act);

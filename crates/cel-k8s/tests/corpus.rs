@@ -158,10 +158,7 @@ fn env_for(c: &Case) -> Env {
     let mut b = k.builder();
     if c.cost_test {
         // cost_test.go's environment: cel-go's defaults but for free presence tests.
-        b = b.options(EnvOptions {
-            presence_test_has_cost: false,
-            ..EnvOptions::default()
-        });
+        b = b.options(EnvOptions::default().presence_test_has_cost(false));
     }
     for (name, ty) in &c.decls {
         b = b.variable(name, Type::parse(ty).unwrap());

@@ -9,6 +9,7 @@ use std::fmt;
 
 /// What kind of failure an [`Error`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// An ordinary CEL evaluation error (overflow, no such key, bad conversion, ...).
     Eval,

@@ -30,13 +30,15 @@ impl Ast {
         self.checked.as_ref().map(|c| c.result_type())
     }
 
-    /// The parsed syntax tree (before checking).
-    pub fn syntax(&self) -> &cel_syntax::Ast {
+    /// The parsed syntax tree (before checking): one of the compiler's own representations
+    /// ([`internals`](crate::internals)).
+    pub fn syntax(&self) -> &crate::internals::ast::Ast {
         &self.parsed
     }
 
-    /// The checked tree with types and references, if checked.
-    pub fn checked(&self) -> Option<&CheckedAst> {
+    /// The checked tree with types and references, if checked: one of the compiler's own
+    /// representations ([`internals`](crate::internals)).
+    pub fn checked(&self) -> Option<&crate::internals::CheckedAst> {
         self.checked.as_ref()
     }
 

@@ -20,7 +20,17 @@ use crate::tiering::Tiering;
 use crate::{Ast, Backend, CompileReport, CompileTask, Issues, Program, ProgramOptions};
 
 /// Options that change what an environment accepts or how it evaluates.
+///
+/// Built from [`EnvOptions::default`] or [`EnvOptions::kubernetes`] with its setters (more
+/// options will come, so the struct cannot be written as a literal outside this crate):
+///
+/// ```
+/// use celerity::EnvOptions;
+/// let options = EnvOptions::default().optimize(true).cost_limit(Some(1_000));
+/// assert_eq!(options.cost_limit, Some(1_000));
+/// ```
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct EnvOptions {
     /// Enable the optional-types library: `x.?f`, `m[?k]`, `optional.of`, `orValue`, ...
     /// (cel-go's `cel.OptionalTypes()`). On by default.
@@ -64,6 +74,90 @@ pub struct EnvOptions {
 }
 
 impl EnvOptions {
+    /// Sets [`EnvOptions::optional_types`].
+    pub fn optional_types(mut self, value: bool) -> Self {
+        self.optional_types = value;
+        self
+    }
+
+    /// Sets [`EnvOptions::optional_types_version`].
+    pub fn optional_types_version(mut self, value: u32) -> Self {
+        self.optional_types_version = value;
+        self
+    }
+
+    /// Sets [`EnvOptions::homogeneous_aggregate_literals`].
+    pub fn homogeneous_aggregate_literals(mut self, value: bool) -> Self {
+        self.homogeneous_aggregate_literals = value;
+        self
+    }
+
+    /// Sets [`EnvOptions::cross_type_numeric_comparisons`].
+    pub fn cross_type_numeric_comparisons(mut self, value: bool) -> Self {
+        self.cross_type_numeric_comparisons = value;
+        self
+    }
+
+    /// Sets [`EnvOptions::macros`].
+    pub fn macros(mut self, value: bool) -> Self {
+        self.macros = value;
+        self
+    }
+
+    /// Sets [`EnvOptions::max_recursion_depth`].
+    pub fn max_recursion_depth(mut self, value: usize) -> Self {
+        self.max_recursion_depth = value;
+        self
+    }
+
+    /// Sets [`EnvOptions::expression_size_limit`].
+    pub fn expression_size_limit(mut self, value: usize) -> Self {
+        self.expression_size_limit = value;
+        self
+    }
+
+    /// Sets [`EnvOptions::presence_test_has_cost`].
+    pub fn presence_test_has_cost(mut self, value: bool) -> Self {
+        self.presence_test_has_cost = value;
+        self
+    }
+
+    /// Sets [`EnvOptions::optimize`].
+    pub fn optimize(mut self, value: bool) -> Self {
+        self.optimize = value;
+        self
+    }
+
+    /// Sets [`EnvOptions::cost_limit`].
+    pub fn cost_limit(mut self, value: Option<u64>) -> Self {
+        self.cost_limit = value;
+        self
+    }
+
+    /// Sets [`EnvOptions::validate_duration_literals`].
+    pub fn validate_duration_literals(mut self, value: bool) -> Self {
+        self.validate_duration_literals = value;
+        self
+    }
+
+    /// Sets [`EnvOptions::validate_timestamp_literals`].
+    pub fn validate_timestamp_literals(mut self, value: bool) -> Self {
+        self.validate_timestamp_literals = value;
+        self
+    }
+
+    /// Sets [`EnvOptions::validate_regex_literals`].
+    pub fn validate_regex_literals(mut self, value: bool) -> Self {
+        self.validate_regex_literals = value;
+        self
+    }
+
+    /// Sets [`EnvOptions::backend`].
+    pub fn backend(mut self, value: Backend) -> Self {
+        self.backend = value;
+        self
+    }
+
     /// What the Kubernetes API server sets (for the newest version, without its libraries):
     /// homogeneous aggregate literals, cross-type numeric comparisons, optional types, the
     /// four literal validators, `OptOptimize`, free presence tests, and the per-call cost
@@ -392,8 +486,9 @@ impl EnvBuilder {
         self
     }
 
-    /// Adds a macro.
-    pub fn add_macro(mut self, m: Macro) -> Self {
+    /// Adds a macro ([`internals::Macro`](crate::internals::Macro): macros expand to the
+    /// compiler's own syntax tree).
+    pub fn add_macro(mut self, m: crate::internals::Macro) -> Self {
         self.macros.push(m);
         self
     }
@@ -767,8 +862,8 @@ impl Env {
         Some(cel_cost::estimate(checked, sizes, &options))
     }
 
-    /// The checker's declarations (for tools).
-    pub fn checker_env(&self) -> &CheckerEnv {
+    /// The checker's declarations, for tools ([`internals`](crate::internals)).
+    pub fn checker_env(&self) -> &crate::internals::CheckerEnv {
         &self.inner.checker
     }
 

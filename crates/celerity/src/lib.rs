@@ -74,6 +74,7 @@ pub use cel_runtime::{
     Activation, Duration, EmptyActivation, Error as EvalError, ErrorKind, Implementation, Key,
     ListValue, MapActivation, MapValue, OpaqueValue, Timestamp, Value,
 };
+pub use cel_syntax::{Diagnostic, Source};
 pub use cel_types::{FunctionDecl, OverloadDecl, Primitive, Type, VariableDecl};
 pub use env::{BuildError, Env, EnvBuilder, EnvOptions};
 pub use json::{
@@ -84,6 +85,19 @@ pub use kubernetes::KubernetesEnv;
 pub use program::{Backend, EvalDetails, Program, ProgramOptions};
 pub use rust_values::{SerdeError, from_value, to_value};
 pub use tiering::{CompileReport, CompileTask, DeclineReason, NativeStatus};
+
+pub mod internals {
+    //! The compiler's own representations behind the facade's types, for tools that need
+    //! them: the parsed and checked trees ([`Ast::syntax`](crate::Ast::syntax),
+    //! [`Ast::checked`](crate::Ast::checked)), the checker's environment
+    //! ([`Env::checker_env`](crate::Env::checker_env)) and macros
+    //! ([`EnvBuilder::add_macro`](crate::EnvBuilder::add_macro)). They follow the compiler
+    //! and change with it; the rest of the facade does not depend on them.
+
+    pub use cel_checker::{CheckedAst, CheckerEnv, Reference};
+    pub use cel_syntax::ast;
+    pub use cel_syntax::macros::{self, Macro};
+}
 
 /// Formats a value as a CEL literal that parses back to the same value (`5u`, `2.0`,
 /// `b"\x00"`, `{"a": 1}` with keys sorted, `timestamp("...")`).

@@ -15,6 +15,7 @@ use crate::{Ast, Issues};
 
 /// Facts about one evaluation.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct EvalDetails {
     /// The run-time cost in cel-go's cost units. For an evaluation that failed, the cost
     /// reached when it failed (for one stopped by the cost limit, including the step that
@@ -39,6 +40,7 @@ impl Default for EvalDetails {
 
 /// How a program is executed. Every backend gives the same values, errors and costs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Backend {
     /// Walk the planned expression (no compilation; the semantic reference).
     Interpreter,
@@ -78,7 +80,17 @@ impl Backend {
 /// Options of one program. Where tiered compiles run and who hears of them are options of
 /// the environment ([`EnvBuilder::compile_executor`](crate::EnvBuilder::compile_executor),
 /// [`EnvBuilder::on_native_compile`](crate::EnvBuilder::on_native_compile)).
+///
+/// Built from [`ProgramOptions::default`] with its setters (more options will come, so the
+/// struct cannot be written as a literal outside this crate):
+///
+/// ```
+/// use celerity::{Backend, ProgramOptions};
+/// let options = ProgramOptions::default().backend(Backend::Jit).track_cost(false);
+/// assert!(!options.track_cost);
+/// ```
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct ProgramOptions {
     /// The backend: [`Backend::Jit`] compiles when the program is made, on the calling
     /// thread; [`Backend::Auto`] (the default) compiles in the background once the program
@@ -94,9 +106,9 @@ pub struct ProgramOptions {
     /// Cranelift mid-end optimisations, single-pass register allocation). Off by default.
     pub fast_compile: bool,
     /// Compile a deliberate fault into native code (one cost unit too many), for tests that
-    /// prove the comparison of backends can fail.
-    #[doc(hidden)]
-    pub inject_fault: bool,
+    /// prove the comparison of backends can fail: set only with the `fault-injection`
+    /// feature.
+    pub(crate) inject_fault: bool,
     /// Ask the activation for each variable where the evaluation reads it, as the
     /// interpreter does, rather than once when native code starts; for hosts whose
     /// activation computes values on demand (admission policies' `variables`). Off by
@@ -114,6 +126,47 @@ impl Default for ProgramOptions {
             inject_fault: false,
             lazy_variables: false,
         }
+    }
+}
+
+impl ProgramOptions {
+    /// Sets [`ProgramOptions::backend`].
+    pub fn backend(mut self, backend: Backend) -> Self {
+        self.backend = backend;
+        self
+    }
+
+    /// Sets [`ProgramOptions::track_cost`].
+    pub fn track_cost(mut self, on: bool) -> Self {
+        self.track_cost = on;
+        self
+    }
+
+    /// Sets [`ProgramOptions::keep_code_text`].
+    pub fn keep_code_text(mut self, on: bool) -> Self {
+        self.keep_code_text = on;
+        self
+    }
+
+    /// Sets [`ProgramOptions::fast_compile`].
+    pub fn fast_compile(mut self, on: bool) -> Self {
+        self.fast_compile = on;
+        self
+    }
+
+    /// Sets [`ProgramOptions::lazy_variables`].
+    pub fn lazy_variables(mut self, on: bool) -> Self {
+        self.lazy_variables = on;
+        self
+    }
+
+    /// Compiles native code with a deliberate fault (one cost unit too many), so that a
+    /// test comparing backends can show it catches a disagreement. Only with the
+    /// `fault-injection` feature; never for production use.
+    #[cfg(feature = "fault-injection")]
+    pub fn inject_fault(mut self, on: bool) -> Self {
+        self.inject_fault = on;
+        self
     }
 }
 

@@ -81,10 +81,7 @@ fn run(
     // Every data point runs on both backends, which must agree to the unit.
     let mut outcomes = Vec::new();
     for backend in [celerity::Backend::Interpreter, celerity::Backend::Jit] {
-        let options = celerity::ProgramOptions {
-            backend,
-            ..Default::default()
-        };
+        let options = celerity::ProgramOptions::default().backend(backend);
         let program = env
             .program_with(&ast, options)
             .unwrap_or_else(|e| panic!("{expr}: {e}"))

@@ -31,12 +31,10 @@ fn env(max_depth: usize, size_limit: usize) -> Env {
 }
 
 fn env_on(backend: Backend, max_depth: usize, size_limit: usize) -> Env {
-    let options = EnvOptions {
-        max_recursion_depth: max_depth,
-        expression_size_limit: size_limit,
-        backend,
-        ..EnvOptions::default()
-    };
+    let options = EnvOptions::default()
+        .max_recursion_depth(max_depth)
+        .expression_size_limit(size_limit)
+        .backend(backend);
     Env::builder()
         .options(options)
         .variable("a", Type::Int)

@@ -249,10 +249,7 @@ fn extension_costs_match_cel_go() {
         let jit = env
             .program_with(
                 &ast,
-                celerity::ProgramOptions {
-                    backend: celerity::Backend::Jit,
-                    ..Default::default()
-                },
+                celerity::ProgramOptions::default().backend(celerity::Backend::Jit),
             )
             .unwrap();
         let (jit_result, jit_details) = jit.eval_details(&act);

@@ -53,10 +53,7 @@ fn run(scoped: bool, backend: Backend, expr: &str, act: &MapActivation) -> (Valu
     let ast = env
         .compile(expr)
         .unwrap_or_else(|e| panic!("{expr}: {e:?}"));
-    let options = ProgramOptions {
-        backend,
-        ..ProgramOptions::default()
-    };
+    let options = ProgramOptions::default().backend(backend);
     let program = env.program_with(&ast, options).expect("program");
     let (value, details) = program.eval_details(act);
     let value = value.unwrap_or_else(|e| panic!("{expr}: {e}"));

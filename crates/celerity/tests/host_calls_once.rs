@@ -40,10 +40,7 @@ struct Run {
 /// The program of `expr` on `backend`.
 fn program(env: &Env, expr: &str, backend: Backend) -> Program {
     let ast = env.compile(expr).unwrap();
-    let options = ProgramOptions {
-        backend,
-        ..ProgramOptions::default()
-    };
+    let options = ProgramOptions::default().backend(backend);
     let program = env.program_with(&ast, options).unwrap();
     assert_eq!(program.backend(), backend, "{expr}");
     program
@@ -186,10 +183,7 @@ fn a_journal_does_not_leak_into_an_evaluation_made_by_a_host_function() {
     let inner = inner_env
         .program_with(
             &inner_env.compile("tick(1000) + tick(1001)").unwrap(),
-            ProgramOptions {
-                backend: Backend::Jit,
-                ..ProgramOptions::default()
-            },
+            ProgramOptions::default().backend(Backend::Jit),
         )
         .unwrap()
         .with_cost_limit(Some(100));

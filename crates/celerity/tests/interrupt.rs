@@ -12,11 +12,9 @@ use celerity::{Backend, Env, ErrorKind, MapActivation, Program, ProgramOptions, 
 fn program(expr: &str, backend: Backend, track_cost: bool) -> Program {
     let env = Env::builder().all_extension_libraries().build();
     let ast = env.compile(expr).expect("compiles");
-    let options = ProgramOptions {
-        backend,
-        track_cost,
-        ..ProgramOptions::default()
-    };
+    let options = ProgramOptions::default()
+        .backend(backend)
+        .track_cost(track_cost);
     env.program_with(&ast, options).expect("program")
 }
 

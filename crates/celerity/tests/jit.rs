@@ -49,20 +49,11 @@ fn programs(env: &Env, expr: &str) -> (Program, Program) {
     let interp = env
         .program_with(
             &ast,
-            ProgramOptions {
-                backend: Backend::Interpreter,
-                ..Default::default()
-            },
+            ProgramOptions::default().backend(Backend::Interpreter),
         )
         .unwrap();
     let jit = env
-        .program_with(
-            &ast,
-            ProgramOptions {
-                backend: Backend::Jit,
-                ..Default::default()
-            },
-        )
+        .program_with(&ast, ProgramOptions::default().backend(Backend::Jit))
         .unwrap_or_else(|e| panic!("{expr}: {e}"));
     assert_eq!(jit.backend(), Backend::Jit);
     (interp, jit)
@@ -262,11 +253,9 @@ fn lazy_variables_are_asked_for_where_they_are_read() {
         let p = env
             .program_with(
                 &ast,
-                ProgramOptions {
-                    backend: Backend::Jit,
-                    lazy_variables: lazy,
-                    ..ProgramOptions::default()
-                },
+                ProgramOptions::default()
+                    .backend(Backend::Jit)
+                    .lazy_variables(lazy),
             )
             .unwrap();
         let act = Counting {

@@ -15,10 +15,7 @@ fn rss() -> Option<u64> {
 fn twenty_thousand_programs_compile_and_drop_in_bounded_memory() {
     let env = Env::builder().variable("x", Type::Int).build();
     let vars = MapActivation::new().with("x", 3i64);
-    let options = ProgramOptions {
-        backend: Backend::Jit,
-        ..ProgramOptions::default()
-    };
+    let options = ProgramOptions::default().backend(Backend::Jit);
     let exprs = [
         "x * 2 + 1 > 6",
         "[1, 2, x].map(i, i * x).exists(i, i == 9)",

@@ -67,10 +67,7 @@ fn eval_both(env: &Env, expr: &str, vars: &MapActivation) -> Result<Value, Strin
     let ast = env.compile(expr).map_err(|i| i.to_string())?;
     let mut results = Vec::new();
     for backend in [Backend::Interpreter, Backend::Jit] {
-        let options = ProgramOptions {
-            backend,
-            ..ProgramOptions::default()
-        };
+        let options = ProgramOptions::default().backend(backend);
         let p = env.program_with(&ast, options).unwrap();
         results.push(p.eval(vars).map_err(|e| e.message));
     }

@@ -22,10 +22,7 @@ fn program(env: &Env, expr: &str, backend: Backend) -> Program {
     let ast = env
         .compile(expr)
         .unwrap_or_else(|e| panic!("{expr}: {e:?}"));
-    let options = ProgramOptions {
-        backend,
-        ..ProgramOptions::default()
-    };
+    let options = ProgramOptions::default().backend(backend);
     env.program_with(&ast, options)
         .unwrap_or_else(|e| panic!("{expr}: {e:?}"))
 }
@@ -68,11 +65,9 @@ fn nested_bindings_compile_to_code_linear_in_their_number() {
     let vars = MapActivation::new().with("a", 1i64).with("s", "x");
     let ir_len = |n: usize| {
         let ast = env.compile(&nested_binds(n, true)).unwrap();
-        let options = ProgramOptions {
-            backend: Backend::Jit,
-            keep_code_text: true,
-            ..ProgramOptions::default()
-        };
+        let options = ProgramOptions::default()
+            .backend(Backend::Jit)
+            .keep_code_text(true);
         let p = env.program_with(&ast, options).unwrap();
         assert_eq!(p.backend(), Backend::Jit, "{n} bindings are compiled");
         assert_eq!(p.eval(&vars).unwrap(), Value::Int(1 << (n - 1)));

@@ -54,10 +54,7 @@ fn check(builder: &dyn Fn() -> EnvBuilder, cases: &[Case]) {
     for case in cases {
         let ast = env.compile(case.expr).unwrap();
         for backend in [Backend::Interpreter, Backend::Jit] {
-            let options = ProgramOptions {
-                backend,
-                ..ProgramOptions::default()
-            };
+            let options = ProgramOptions::default().backend(backend);
             let limited = env.program_with(&ast, options).unwrap();
             let ((result, details), peak) = peak_during(|| limited.eval_details(&vars));
             let err = result.expect_err(case.expr);

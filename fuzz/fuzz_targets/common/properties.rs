@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use cel_syntax::{AST_DEPTH_ALLOWANCE, ParserOptions, Source, parse, unparse};
 use celerity::kubernetes::KubernetesEnv;
 use celerity::kubernetes::crd::{CompiledCrd, CrdOptions};
-use celerity::{Backend, Env, EnvOptions, ErrorKind, MapActivation, NoSizes, Program, Type, Value};
+use celerity::{Backend, Env, ErrorKind, MapActivation, NoSizes, Program, Type, Value};
 use spec_tests::generate::{Differ, Generator, RunOptions, Verdict};
 
 /// `parse`: the parser does not panic, keeps the tree within its depth bound, and a clean
@@ -45,10 +45,7 @@ pub fn parse_round_trip(data: &[u8]) {
 /// it), with variables of every kind of type, bound by [`kube_activation`].
 pub fn kube_env(backend: Backend) -> Env {
     let kube = KubernetesEnv::newest();
-    let options = EnvOptions {
-        backend,
-        ..kube.options()
-    };
+    let options = kube.options().backend(backend);
     kube.builder()
         .options(options)
         .variable("self", Type::map(Type::String, Type::Dyn))

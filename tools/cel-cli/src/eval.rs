@@ -267,10 +267,8 @@ pub(crate) fn evaluate(env: &Env, expr: &str, act: &MapActivation, run: &RunOpti
     if wants(Dump::Checked) {
         crate::output::line(ast.checked_text().unwrap_or_default());
     }
-    let mut options = ProgramOptions {
-        keep_code_text: wants(Dump::Ir) || wants(Dump::Clif),
-        ..ProgramOptions::default()
-    };
+    let mut options =
+        ProgramOptions::default().keep_code_text(wants(Dump::Ir) || wants(Dump::Clif));
     options.backend = match run.backend {
         // The code can only be shown once it is compiled.
         _ if options.keep_code_text => celerity::Backend::Jit,
