@@ -63,14 +63,8 @@ fn objects() -> Vec<Json> {
 }
 
 fn compiled(backend: Backend) -> CompiledCrd {
-    CompiledCrd::new(
-        &crd_json(),
-        &CrdOptions {
-            backend,
-            ..CrdOptions::default()
-        },
-    )
-    .expect("the example CRD is valid")
+    CompiledCrd::new(&crd_json(), &CrdOptions::default().backend(backend))
+        .expect("the example CRD is valid")
 }
 
 /// The rules of the example, each compiled with `self: dyn`, with where its node is.
@@ -180,11 +174,9 @@ fn validation(c: &mut Criterion) {
         let rules = SchemaValidator::new(
             &crd_schema,
             true,
-            &RuleOptions {
-                expressions: ExpressionKind::StoredExpressions,
-                backend,
-                ..RuleOptions::default()
-            },
+            &RuleOptions::default()
+                .expressions(ExpressionKind::StoredExpressions)
+                .backend(backend),
         );
         group.bench_function(format!("rules_typed/{label}"), |b| {
             b.iter(|| {

@@ -144,11 +144,9 @@ pub fn typed(case: &BenchCase) -> Option<TypedCase> {
     }
     let schema = Schema::from_json(&schema_of(data, ""), &Path::root()).expect("a valid schema");
     let decl = DeclType::from_schema(&schema, false).expect("a schema with a CEL type");
-    let options = RuleOptions {
-        version: KubeVersion::NEWEST,
-        expressions: ExpressionKind::NewExpressions,
-        ..RuleOptions::default()
-    };
+    let options = RuleOptions::default()
+        .version(KubeVersion::NEWEST)
+        .expressions(ExpressionKind::NewExpressions);
     let env = RuleEnv::new(&decl, &options).plain;
     let value = ValueModel::new(&schema, false).to_value(data);
     Some(TypedCase {

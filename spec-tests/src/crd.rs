@@ -153,15 +153,15 @@ fn version(j: &Json) -> Result<KubeVersion, String> {
 }
 
 fn rule_options(j: &Json, backend: Backend, kind: ExpressionKind) -> Result<RuleOptions, String> {
-    Ok(RuleOptions {
-        version: version(j)?,
-        expressions: kind,
-        per_call_limit: j
-            .get("per_call_limit")
-            .and_then(Json::as_u64)
-            .unwrap_or(1_000_000),
-        backend,
-    })
+    Ok(RuleOptions::default()
+        .version(version(j)?)
+        .expressions(kind)
+        .per_call_limit(
+            j.get("per_call_limit")
+                .and_then(Json::as_u64)
+                .unwrap_or(1_000_000),
+        )
+        .backend(backend))
 }
 
 fn run_validate(j: &Json, backend: Backend) -> Check {
@@ -180,15 +180,14 @@ fn run_validate(j: &Json, backend: Backend) -> Check {
         .get("cost_budget")
         .and_then(Json::as_i64)
         .unwrap_or(10_000_000);
-    let validate = ValidateOptions {
-        field_root: match j.get("field_root").and_then(Json::as_str) {
+    let validate = ValidateOptions::default()
+        .field_root(match j.get("field_root").and_then(Json::as_str) {
             Some(r) => Path::new(r),
             None => Path::root(),
-        },
-        cost_budget: budget,
-        ratcheting: j.get("ratcheting").and_then(Json::as_bool).unwrap_or(true),
-        correlate: flag(j, "with_ratcheting"),
-    };
+        })
+        .cost_budget(budget)
+        .ratcheting(j.get("ratcheting").and_then(Json::as_bool).unwrap_or(true))
+        .correlate(flag(j, "with_ratcheting"));
     let got = validator.validate(&object, old, &validate);
     check_errors(j, &got.errors)?;
     check_warnings(j, &got.warnings)?;
@@ -469,11 +468,9 @@ fn run_eval(j: &Json, backend: Backend) -> Check {
 
 fn run_crd(j: &Json, backend: Backend) -> Check {
     let crd = j.get("crd").ok_or("no crd")?;
-    let options = celerity::kubernetes::crd::CrdOptions {
-        version: version(j)?,
-        backend,
-        ..Default::default()
-    };
+    let options = celerity::kubernetes::crd::CrdOptions::default()
+        .version(version(j)?)
+        .backend(backend);
     let errors = match CompiledCrd::new_or_update(crd, j.get("old_crd"), &options) {
         Ok(_) => Vec::new(),
         Err(e) => e.errors,
@@ -509,12 +506,11 @@ fn run_crd_schema(j: &Json, backend: Backend) -> Check {
                 Ok(s) => s,
                 Err(e) => return check_errors(j, &e),
             };
-            let options = RuleOptions {
-                version: version(j)?,
-                expressions: ExpressionKind::NewExpressions,
-                per_call_limit: 1_000_000,
-                backend,
-            };
+            let options = RuleOptions::default()
+                .version(version(j)?)
+                .expressions(ExpressionKind::NewExpressions)
+                .per_call_limit(1_000_000)
+                .backend(backend);
             let mut hooks = CrdHooks::new(&options, Default::default(), false);
             check_schema_with_rules(&schema, &path, &check_options, &mut hooks)
         }

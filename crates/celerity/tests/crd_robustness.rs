@@ -160,21 +160,11 @@ fn random_schemas_and_data_never_panic_and_backends_agree() {
         let object = data(&mut rng, 0);
         let old = (rng.below(2) == 0).then(|| data(&mut rng, 0));
         let run = |backend| {
-            let v = SchemaValidator::new(
-                &schema,
-                false,
-                &RuleOptions {
-                    backend,
-                    ..RuleOptions::default()
-                },
-            );
+            let v = SchemaValidator::new(&schema, false, &RuleOptions::default().backend(backend));
             let r = v.validate(
                 &object,
                 old.as_ref(),
-                &ValidateOptions {
-                    correlate: true,
-                    ..ValidateOptions::default()
-                },
+                &ValidateOptions::default().correlate(true),
             );
             let texts: Vec<String> = r.errors.iter().map(|e| unnamed(&e.to_string())).collect();
             (texts, r.warnings, r.remaining_budget)

@@ -334,12 +334,11 @@ impl<'a> Context<'a> {
             .unwrap_or_else(KubernetesEnv::newest);
         let decl = DeclType::from_schema(&schema, is_root)
             .ok_or_else(|| input_error("schema: the schema has no CEL type"))?;
-        let options = RuleOptions {
-            version: kube.version(),
-            expressions: kube.expression_kind(),
-            per_call_limit: cost_limit.unwrap_or(kube.profile().options.per_call_cost_limit),
-            backend: celerity::Backend::Auto,
-        };
+        let options = RuleOptions::default()
+            .version(kube.version())
+            .expressions(kube.expression_kind())
+            .per_call_limit(cost_limit.unwrap_or(kube.profile().options.per_call_cost_limit))
+            .backend(celerity::Backend::Auto);
         let envs = RuleEnv::new(&decl, &options);
         let model = ValueModel::new(&schema, is_root);
         let mut vars = MapActivation::new();
@@ -498,11 +497,9 @@ fn validate_line(
                 .ok_or_else(|| input_error(format!("{key} must be a non-negative integer"))),
         }
     };
-    let options = RuleOptions {
-        version,
-        per_call_limit: number("per_call_limit", 1_000_000)? as u64,
-        ..RuleOptions::default()
-    };
+    let options = RuleOptions::default()
+        .version(version)
+        .per_call_limit(number("per_call_limit", 1_000_000)? as u64);
     let validator = cache.get(schema, flag(case, "is_root")?, &options)?;
     let field_root = match case.get("field_root") {
         None | Some(Json::Null) => Path::root(),
@@ -512,12 +509,10 @@ fn validate_line(
     let result = validator.validate(
         object,
         case.get("old_object"),
-        &ValidateOptions {
-            field_root,
-            cost_budget: number("cost_budget", 10_000_000)?,
-            correlate: true,
-            ..ValidateOptions::default()
-        },
+        &ValidateOptions::default()
+            .field_root(field_root)
+            .cost_budget(number("cost_budget", 10_000_000)?)
+            .correlate(true),
     );
     Ok(json!({
         "ok": true,

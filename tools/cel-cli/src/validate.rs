@@ -105,11 +105,9 @@ pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
     if args.manifests.is_empty() {
         return bad_input("no manifests given (use - for standard input)");
     }
-    let options = CrdOptions {
-        version,
-        backend: args.backend.backend(),
-        ..CrdOptions::default()
-    };
+    let options = CrdOptions::default()
+        .version(version)
+        .backend(args.backend.backend());
     let mut bad = false;
     let crds = match load_crds(&args.crds, &options) {
         Ok((crds, ok)) => {

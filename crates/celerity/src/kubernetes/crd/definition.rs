@@ -19,6 +19,7 @@ use crate::Backend;
 
 /// How a CRD is compiled.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct CrdOptions {
     /// The Kubernetes compatibility version (an API server of version N uses N−1).
     pub version: KubeVersion,
@@ -26,6 +27,26 @@ pub struct CrdOptions {
     pub backend: Backend,
     /// The cost limit of one rule evaluation.
     pub per_call_limit: u64,
+}
+
+impl CrdOptions {
+    /// Sets [`CrdOptions::version`].
+    pub fn version(mut self, value: KubeVersion) -> Self {
+        self.version = value;
+        self
+    }
+
+    /// Sets [`CrdOptions::backend`].
+    pub fn backend(mut self, value: Backend) -> Self {
+        self.backend = value;
+        self
+    }
+
+    /// Sets [`CrdOptions::per_call_limit`].
+    pub fn per_call_limit(mut self, value: u64) -> Self {
+        self.per_call_limit = value;
+        self
+    }
 }
 
 impl Default for CrdOptions {

@@ -23,6 +23,7 @@ pub const MAX_REQUEST_SIZE_BYTES: u64 = 3 * 1024 * 1024;
 
 /// How rules are compiled.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct RuleOptions {
     /// The Kubernetes compatibility version whose environment rules compile in.
     pub version: KubeVersion,
@@ -33,6 +34,32 @@ pub struct RuleOptions {
     pub per_call_limit: u64,
     /// How rules run.
     pub backend: Backend,
+}
+
+impl RuleOptions {
+    /// Sets [`RuleOptions::version`].
+    pub fn version(mut self, value: KubeVersion) -> Self {
+        self.version = value;
+        self
+    }
+
+    /// Sets [`RuleOptions::expressions`].
+    pub fn expressions(mut self, value: ExpressionKind) -> Self {
+        self.expressions = value;
+        self
+    }
+
+    /// Sets [`RuleOptions::per_call_limit`].
+    pub fn per_call_limit(mut self, value: u64) -> Self {
+        self.per_call_limit = value;
+        self
+    }
+
+    /// Sets [`RuleOptions::backend`].
+    pub fn backend(mut self, value: Backend) -> Self {
+        self.backend = value;
+        self
+    }
 }
 
 impl Default for RuleOptions {

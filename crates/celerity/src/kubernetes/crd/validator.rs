@@ -52,6 +52,7 @@ struct Node {
 
 /// How one validation runs.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ValidateOptions {
     /// The path of the object's root in errors (`root`; empty: none).
     pub field_root: Path,
@@ -64,6 +65,32 @@ pub struct ValidateOptions {
     /// Compare the object with the old one to ratchet errors (what the API server does on
     /// update when ratcheting is on).
     pub correlate: bool,
+}
+
+impl ValidateOptions {
+    /// Sets [`ValidateOptions::field_root`].
+    pub fn field_root(mut self, value: Path) -> Self {
+        self.field_root = value;
+        self
+    }
+
+    /// Sets [`ValidateOptions::cost_budget`].
+    pub fn cost_budget(mut self, value: i64) -> Self {
+        self.cost_budget = value;
+        self
+    }
+
+    /// Sets [`ValidateOptions::ratcheting`].
+    pub fn ratcheting(mut self, value: bool) -> Self {
+        self.ratcheting = value;
+        self
+    }
+
+    /// Sets [`ValidateOptions::correlate`].
+    pub fn correlate(mut self, value: bool) -> Self {
+        self.correlate = value;
+        self
+    }
 }
 
 impl Default for ValidateOptions {
