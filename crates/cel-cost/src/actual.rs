@@ -5,6 +5,7 @@
 //! list or map, the wrapped value's size for a present optional, and 1 for anything else.
 
 use crate::{REGEX_STRING_LENGTH_COST_FACTOR, STRING_TRAVERSAL_COST_FACTOR, ceil_factor};
+use cel_types::overloads as ov;
 
 /// A built-in overload's run-time cost formula (cel-go's `CostTracker.costCall` switch),
 /// resolved once from the overload id so that evaluators do not match strings per call.
@@ -32,28 +33,28 @@ pub enum CostFormula {
 /// The overloads whose cost depends on their arguments' sizes (cel-go's
 /// `CostTracker.costCall` switch), by id; every other overload costs 1.
 pub const SIZED_OVERLOADS: &[(&str, CostFormula)] = &[
-    ("starts_with_string", CostFormula::Traversal(1)),
-    ("ends_with_string", CostFormula::Traversal(1)),
-    ("string_to_bytes", CostFormula::Traversal(0)),
-    ("bytes_to_string", CostFormula::Traversal(0)),
+    (ov::STARTS_WITH_STRING, CostFormula::Traversal(1)),
+    (ov::ENDS_WITH_STRING, CostFormula::Traversal(1)),
+    (ov::STRING_TO_BYTES, CostFormula::Traversal(0)),
+    (ov::BYTES_TO_STRING, CostFormula::Traversal(0)),
     ("strings_quote", CostFormula::Traversal(0)),
     ("string_format", CostFormula::Traversal(0)),
-    ("in_list", CostFormula::ListSize),
-    ("less_string", CostFormula::TraversalMin),
-    ("greater_string", CostFormula::TraversalMin),
-    ("less_equals_string", CostFormula::TraversalMin),
-    ("greater_equals_string", CostFormula::TraversalMin),
-    ("less_bytes", CostFormula::TraversalMin),
-    ("greater_bytes", CostFormula::TraversalMin),
-    ("less_equals_bytes", CostFormula::TraversalMin),
-    ("greater_equals_bytes", CostFormula::TraversalMin),
+    (ov::IN_LIST, CostFormula::ListSize),
+    (ov::LESS_STRING, CostFormula::TraversalMin),
+    (ov::GREATER_STRING, CostFormula::TraversalMin),
+    (ov::LESS_EQUALS_STRING, CostFormula::TraversalMin),
+    (ov::GREATER_EQUALS_STRING, CostFormula::TraversalMin),
+    (ov::LESS_BYTES, CostFormula::TraversalMin),
+    (ov::GREATER_BYTES, CostFormula::TraversalMin),
+    (ov::LESS_EQUALS_BYTES, CostFormula::TraversalMin),
+    (ov::GREATER_EQUALS_BYTES, CostFormula::TraversalMin),
     ("equals", CostFormula::TraversalMin),
     ("not_equals", CostFormula::TraversalMin),
-    ("add_string", CostFormula::TraversalSum),
-    ("add_bytes", CostFormula::TraversalSum),
-    ("matches_string", CostFormula::Regex),
+    (ov::ADD_STRING, CostFormula::TraversalSum),
+    (ov::ADD_BYTES, CostFormula::TraversalSum),
+    (ov::MATCHES_STRING, CostFormula::Regex),
     ("matches", CostFormula::Regex),
-    ("contains_string", CostFormula::Contains),
+    (ov::CONTAINS_STRING, CostFormula::Contains),
 ];
 
 impl CostFormula {
@@ -122,17 +123,17 @@ mod tests {
     #[test]
     fn formulas_from_cel_go() {
         // `input.matches('[0-9]')` over 500 characters: 51 × 2.
-        assert_eq!(builtin_call_cost("matches_string", &[500, 5]), 102);
+        assert_eq!(builtin_call_cost(ov::MATCHES_STRING, &[500, 5]), 102);
         // `input.contains(arg1)`, 500 and 500: 50 × 50.
-        assert_eq!(builtin_call_cost("contains_string", &[500, 500]), 2500);
+        assert_eq!(builtin_call_cost(ov::CONTAINS_STRING, &[500, 500]), 2500);
         // Two empty strings compare for free; scalars cost 1.
         assert_eq!(builtin_call_cost("equals", &[0, 0]), 0);
         assert_eq!(builtin_call_cost("equals", &[1, 1]), 1);
         assert_eq!(builtin_call_cost("equals", &[20, 30]), 2);
-        assert_eq!(builtin_call_cost("starts_with_string", &[3, 500]), 50);
-        assert_eq!(builtin_call_cost("in_list", &[1, 3]), 3);
-        assert_eq!(builtin_call_cost("add_string", &[16, 10]), 3);
+        assert_eq!(builtin_call_cost(ov::STARTS_WITH_STRING, &[3, 500]), 50);
+        assert_eq!(builtin_call_cost(ov::IN_LIST, &[1, 3]), 3);
+        assert_eq!(builtin_call_cost(ov::ADD_STRING, &[16, 10]), 3);
         assert_eq!(builtin_call_cost("", &[100, 100]), 1);
-        assert_eq!(builtin_call_cost("size_string", &[100]), 1);
+        assert_eq!(builtin_call_cost(ov::SIZE_STRING, &[100]), 1);
     }
 }

@@ -7,6 +7,7 @@
 //! `@values`), and from the type (scalars are size 1); anything else is unknown,
 //! `[0, u64::MAX]`.
 
+use cel_types::overloads as ov;
 use std::collections::HashMap;
 
 use cel_checker::CheckedAst;
@@ -424,7 +425,7 @@ impl<'a> Coster<'a> {
                 result_size = Some(result_size.map_or(rs, |r| r.union(rs)));
             }
             match overload.as_str() {
-                "index_list" | "optional_list_index_int" | "list_optindex_optional_int" => {
+                ov::INDEX_LIST | ov::OPTIONAL_LIST_INDEX_INT | ov::LIST_OPTINDEX_OPTIONAL_INT => {
                     if let Some(operand) = call.args.first() {
                         if let Some(p) = self.paths.get(&operand.id) {
                             let mut p = p.clone();
@@ -436,7 +437,7 @@ impl<'a> Coster<'a> {
                         }
                     }
                 }
-                "index_map" | "optional_map_index_value" | "map_optindex_optional_value" => {
+                ov::INDEX_MAP | ov::OPTIONAL_MAP_INDEX_VALUE | ov::MAP_OPTINDEX_OPTIONAL_VALUE => {
                     if let Some(operand) = call.args.first() {
                         if let Some(p) = self.paths.get(&operand.id) {
                             let mut p = p.clone();
@@ -543,7 +544,7 @@ impl<'a> Coster<'a> {
                 let t = target.expect("checked");
                 return with_args(exact(self.size(t).multiply_by_factor(F)));
             }
-            "string_to_bytes" if args.len() == 1 => {
+            ov::STRING_TO_BYTES if args.len() == 1 => {
                 let sz = self.size(&args[0]);
                 return with_args(CallEstimate {
                     cost: sz.multiply_by_factor(F),
@@ -553,7 +554,7 @@ impl<'a> Coster<'a> {
                     }),
                 });
             }
-            "bytes_to_string" if args.len() == 1 => {
+            ov::BYTES_TO_STRING if args.len() == 1 => {
                 let sz = self.size(&args[0]);
                 return with_args(CallEstimate {
                     cost: sz.multiply_by_factor(F),
@@ -573,13 +574,13 @@ impl<'a> Coster<'a> {
                     }),
                 });
             }
-            "starts_with_string" | "ends_with_string" if args.len() == 1 => {
+            ov::STARTS_WITH_STRING | ov::ENDS_WITH_STRING if args.len() == 1 => {
                 return with_args(exact(self.size(&args[0]).multiply_by_factor(F)));
             }
-            "in_list" if args.len() == 2 => {
+            ov::IN_LIST if args.len() == 2 => {
                 return with_args(exact(self.size(&args[1]).multiply_by_factor(1.0)));
             }
-            "matches_string" | "matches" => {
+            ov::MATCHES_STRING | "matches" => {
                 let (s, re) = match (target, args.as_slice()) {
                     (Some(t), [re]) => (t, re),
                     (None, [s, re]) => (s, re),
@@ -591,7 +592,7 @@ impl<'a> Coster<'a> {
                     .multiply_by_factor(REGEX_STRING_LENGTH_COST_FACTOR);
                 return with_args(exact(str_cost.multiply(regex_cost)));
             }
-            "contains_string" if target.is_some() && args.len() == 1 => {
+            ov::CONTAINS_STRING if target.is_some() && args.len() == 1 => {
                 let t = target.expect("checked");
                 let s = self.size(t).multiply_by_factor(F);
                 let sub = self.size(&args[0]).multiply_by_factor(F);
@@ -611,9 +612,9 @@ impl<'a> Coster<'a> {
                     result_size: Some(size),
                 };
             }
-            "add_string" | "add_bytes" | "add_list" if args.len() == 2 => {
+            ov::ADD_STRING | ov::ADD_BYTES | ov::ADD_LIST if args.len() == 2 => {
                 let size = self.size(&args[0]).add(self.size(&args[1]));
-                if overload == "add_list" {
+                if overload == ov::ADD_LIST {
                     let (a, b) = (
                         self.elements.get(&args[0].id).copied(),
                         self.elements.get(&args[1].id).copied(),

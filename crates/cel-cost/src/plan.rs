@@ -15,6 +15,7 @@
 //! [`CostPlan::analyze`] computes this once per expression; both evaluators read it, so they
 //! charge the same costs in the same order.
 
+use cel_types::overloads as ov;
 use std::collections::HashMap;
 
 use cel_checker::CheckedAst;
@@ -373,7 +374,7 @@ impl Analyzer<'_> {
         // `or` and `orValue` on optionals are short-circuiting nodes, not calls.
         if matches!(
             overload.as_str(),
-            "optional_or_optional" | "optional_orValue_value"
+            ov::OPTIONAL_OR_OPTIONAL | ov::OPTIONAL_OR_VALUE_VALUE
         ) || (self.checked.is_none() && matches!(f, "or" | "orValue") && call.target.is_some())
         {
             self.set(e.id, Charge::Free);
@@ -388,7 +389,7 @@ impl Analyzer<'_> {
                 self.set(e.id, Charge::Constant);
                 return;
             }
-            if overload == "in_list"
+            if overload == ov::IN_LIST
                 && let [elem, list] = call.args.as_slice()
                 && self.constant(list.id)
                 && let ExprKind::List(l) = &list.kind

@@ -2,6 +2,7 @@
 //! the very same functions: field selection, presence tests, indexing, optional access,
 //! list and map construction, in-place accumulator updates, call dispatch and call costs.
 
+use cel_types::overloads as ov;
 use std::sync::Arc;
 
 use cel_runtime::object::check_data;
@@ -361,9 +362,9 @@ pub fn opt_select(v: &Value, field: &str) -> Result<Value> {
 /// `v[i]`.
 pub fn index_value(v: &Value, i: &Value) -> Result<Value> {
     match v {
-        Value::List(_) => std_call("index_list", &[v.clone(), i.clone()]),
-        Value::Map(_) => std_call("index_map", &[v.clone(), i.clone()]),
-        Value::Object(_) => std_call("index_map", &[v.clone(), i.clone()]),
+        Value::List(_) => std_call(ov::INDEX_LIST, &[v.clone(), i.clone()]),
+        Value::Map(_) => std_call(ov::INDEX_MAP, &[v.clone(), i.clone()]),
+        Value::Object(_) => std_call(ov::INDEX_MAP, &[v.clone(), i.clone()]),
         Value::Optional(None) => Ok(Value::Optional(None)),
         Value::Optional(Some(inner)) => opt_index(inner, i),
         _ => Err(Error::no_such_overload()),

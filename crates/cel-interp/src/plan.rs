@@ -10,6 +10,7 @@
 //! block, not a call: each `ei` gets a slot that `@indexi` reads, evaluated on first read and
 //! kept for the rest of the block's evaluation, as cel-go's block decorator does.
 
+use cel_types::overloads as ov;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -1092,14 +1093,14 @@ impl<'a> Planner<'a> {
                     };
                 }
             }
-            ("or", Some(t), [a]) if self.is_optional_call(id, "optional_or_optional") => {
+            ("or", Some(t), [a]) if self.is_optional_call(id, ov::OPTIONAL_OR_OPTIONAL) => {
                 return Node::OptOr {
                     id,
                     lhs: Box::new(self.plan(t)),
                     rhs: Box::new(self.plan(a)),
                 };
             }
-            ("orValue", Some(t), [a]) if self.is_optional_call(id, "optional_orValue_value") => {
+            ("orValue", Some(t), [a]) if self.is_optional_call(id, ov::OPTIONAL_OR_VALUE_VALUE) => {
                 return Node::OptOrValue {
                     id,
                     lhs: Box::new(self.plan(t)),

@@ -7,6 +7,7 @@
 //! dispatch of unchecked expressions. The work itself is done by the typed functions of the
 //! other modules; this module only matches on [`Value`] variants and forwards.
 
+use cel_types::overloads as ov;
 use std::cmp::Ordering;
 
 use crate::Error;
@@ -20,13 +21,13 @@ use crate::{
 /// Overload ids that are declared but not registered, because they are not strict functions:
 /// the interpreter evaluates them itself (short-circuiting, error absorption, field presence).
 pub const SPECIAL_FORMS: &[&str] = &[
-    "conditional",
-    "logical_and",
-    "logical_or",
-    "not_strictly_false",
-    "optional_or_optional",
-    "optional_orValue_value",
-    "select_optional_field",
+    ov::CONDITIONAL,
+    ov::LOGICAL_AND,
+    ov::LOGICAL_OR,
+    ov::NOT_STRICTLY_FALSE,
+    ov::OPTIONAL_OR_OPTIONAL,
+    ov::OPTIONAL_OR_VALUE_VALUE,
+    ov::SELECT_OPTIONAL_FIELD,
 ];
 
 #[cold]
@@ -156,7 +157,7 @@ macro_rules! relations {
 
 /// A timestamp accessor in UTC and with a time-zone argument.
 macro_rules! timestamp_field {
-    ($r:expr, $id:literal, $tz_id:literal, $field:expr) => {
+    ($r:expr, $id:expr, $tz_id:expr, $field:expr) => {
         unary!($r, $id, |t: Timestamp| Ok(Value::Int(
             time::timestamp_field_utc(*t, $field)
         )));
@@ -178,105 +179,109 @@ pub(crate) fn register(r: &mut FunctionRegistry) {
 
 fn register_operators(r: &mut FunctionRegistry) {
     r.add(
-        "logical_not",
+        ov::LOGICAL_NOT,
         Implementation::Unary(|v| match v {
             Value::Bool(b) => Ok(Value::Bool(!b)),
             _ => Err(no_such_overload()),
         }),
     );
     r.add(
-        "equals",
+        ov::EQUALS,
         Implementation::Binary(|a, b| Ok(Value::Bool(compare::equals(a, b)))),
     );
     r.add(
-        "not_equals",
+        ov::NOT_EQUALS,
         Implementation::Binary(|a, b| Ok(Value::Bool(!compare::equals(a, b)))),
     );
 
-    binary!(r, "add_int64", |a: Int, b: Int| Ok(Value::Int(
+    binary!(r, ov::ADD_INT64, |a: Int, b: Int| Ok(Value::Int(
         arith::add_int(*a, *b)?
     )));
-    binary!(r, "add_uint64", |a: Uint, b: Uint| Ok(Value::Uint(
+    binary!(r, ov::ADD_UINT64, |a: Uint, b: Uint| Ok(Value::Uint(
         arith::add_uint(*a, *b)?
     )));
-    binary!(r, "add_double", |a: Double, b: Double| Ok(Value::Double(
+    binary!(r, ov::ADD_DOUBLE, |a: Double, b: Double| Ok(Value::Double(
         a + b
     )));
-    binary!(r, "add_string", |a: String, b: String| Ok(Value::String(
+    binary!(r, ov::ADD_STRING, |a: String, b: String| Ok(Value::String(
         arith::concat_strings(a, b)?
     )));
-    binary!(r, "add_bytes", |a: Bytes, b: Bytes| Ok(Value::Bytes(
+    binary!(r, ov::ADD_BYTES, |a: Bytes, b: Bytes| Ok(Value::Bytes(
         arith::concat_bytes(a, b)?
     )));
-    binary!(r, "add_list", |a: List, b: List| Ok(Value::List(
+    binary!(r, ov::ADD_LIST, |a: List, b: List| Ok(Value::List(
         arith::concat_lists(a, b)?
     )));
-    binary!(r, "add_duration_duration", |a: Duration, b: Duration| Ok(
+    binary!(r, ov::ADD_DURATION_DURATION, |a: Duration, b: Duration| Ok(
         Value::Duration(arith::add_durations(*a, *b)?)
     ));
-    binary!(r, "add_timestamp_duration", |a: Timestamp, b: Duration| Ok(
-        Value::Timestamp(arith::add_timestamp_duration(*a, *b)?)
-    ));
-    binary!(r, "add_duration_timestamp", |a: Duration, b: Timestamp| Ok(
-        Value::Timestamp(arith::add_timestamp_duration(*b, *a)?)
-    ));
+    binary!(
+        r,
+        ov::ADD_TIMESTAMP_DURATION,
+        |a: Timestamp, b: Duration| Ok(Value::Timestamp(arith::add_timestamp_duration(*a, *b)?))
+    );
+    binary!(
+        r,
+        ov::ADD_DURATION_TIMESTAMP,
+        |a: Duration, b: Timestamp| Ok(Value::Timestamp(arith::add_timestamp_duration(*b, *a)?))
+    );
 
-    binary!(r, "subtract_int64", |a: Int, b: Int| Ok(Value::Int(
+    binary!(r, ov::SUBTRACT_INT64, |a: Int, b: Int| Ok(Value::Int(
         arith::sub_int(*a, *b)?
     )));
-    binary!(r, "subtract_uint64", |a: Uint, b: Uint| Ok(Value::Uint(
+    binary!(r, ov::SUBTRACT_UINT64, |a: Uint, b: Uint| Ok(Value::Uint(
         arith::sub_uint(*a, *b)?
     )));
-    binary!(r, "subtract_double", |a: Double, b: Double| Ok(
+    binary!(r, ov::SUBTRACT_DOUBLE, |a: Double, b: Double| Ok(
         Value::Double(a - b)
     ));
     binary!(
         r,
-        "subtract_duration_duration",
+        ov::SUBTRACT_DURATION_DURATION,
         |a: Duration, b: Duration| Ok(Value::Duration(arith::sub_durations(*a, *b)?))
     );
     binary!(
         r,
-        "subtract_timestamp_duration",
+        ov::SUBTRACT_TIMESTAMP_DURATION,
         |a: Timestamp, b: Duration| Ok(Value::Timestamp(arith::sub_timestamp_duration(*a, *b)?))
     );
     binary!(
         r,
-        "subtract_timestamp_timestamp",
+        ov::SUBTRACT_TIMESTAMP_TIMESTAMP,
         |a: Timestamp, b: Timestamp| Ok(Value::Duration(arith::sub_timestamps(*a, *b)?))
     );
 
-    binary!(r, "multiply_int64", |a: Int, b: Int| Ok(Value::Int(
+    binary!(r, ov::MULTIPLY_INT64, |a: Int, b: Int| Ok(Value::Int(
         arith::mul_int(*a, *b)?
     )));
-    binary!(r, "multiply_uint64", |a: Uint, b: Uint| Ok(Value::Uint(
+    binary!(r, ov::MULTIPLY_UINT64, |a: Uint, b: Uint| Ok(Value::Uint(
         arith::mul_uint(*a, *b)?
     )));
-    binary!(r, "multiply_double", |a: Double, b: Double| Ok(
+    binary!(r, ov::MULTIPLY_DOUBLE, |a: Double, b: Double| Ok(
         Value::Double(a * b)
     ));
 
-    binary!(r, "divide_int64", |a: Int, b: Int| Ok(Value::Int(
+    binary!(r, ov::DIVIDE_INT64, |a: Int, b: Int| Ok(Value::Int(
         arith::div_int(*a, *b)?
     )));
-    binary!(r, "divide_uint64", |a: Uint, b: Uint| Ok(Value::Uint(
+    binary!(r, ov::DIVIDE_UINT64, |a: Uint, b: Uint| Ok(Value::Uint(
         arith::div_uint(*a, *b)?
     )));
-    binary!(r, "divide_double", |a: Double, b: Double| Ok(
+    binary!(r, ov::DIVIDE_DOUBLE, |a: Double, b: Double| Ok(
         Value::Double(a / b)
     ));
 
-    binary!(r, "modulo_int64", |a: Int, b: Int| Ok(Value::Int(
+    binary!(r, ov::MODULO_INT64, |a: Int, b: Int| Ok(Value::Int(
         arith::rem_int(*a, *b)?
     )));
-    binary!(r, "modulo_uint64", |a: Uint, b: Uint| Ok(Value::Uint(
+    binary!(r, ov::MODULO_UINT64, |a: Uint, b: Uint| Ok(Value::Uint(
         arith::rem_uint(*a, *b)?
     )));
 
-    unary!(r, "negate_int64", |a: Int| Ok(Value::Int(arith::neg_int(
-        *a
-    )?)));
-    unary!(r, "negate_double", |a: Double| Ok(Value::Double(-a)));
+    unary!(r, ov::NEGATE_INT64, |a: Int| Ok(Value::Int(
+        arith::neg_int(*a)?
+    )));
+    unary!(r, ov::NEGATE_DOUBLE, |a: Double| Ok(Value::Double(-a)));
 }
 
 fn register_relations(r: &mut FunctionRegistry) {
@@ -297,17 +302,17 @@ fn register_relations(r: &mut FunctionRegistry) {
 }
 
 fn register_collections(r: &mut FunctionRegistry) {
-    r.add("index_list", Implementation::Binary(index_list));
-    r.add("index_map", Implementation::Binary(index_map));
+    r.add(ov::INDEX_LIST, Implementation::Binary(index_list));
+    r.add(ov::INDEX_MAP, Implementation::Binary(index_map));
     r.add(
-        "in_list",
+        ov::IN_LIST,
         Implementation::Binary(|e, l| match l {
             Value::List(l) => Ok(Value::Bool(compare::in_list(e, l))),
             _ => Err(no_such_overload()),
         }),
     );
     r.add(
-        "in_map",
+        ov::IN_MAP,
         Implementation::Binary(|k, m| match m {
             Value::Map(m) => Ok(Value::Bool(compare::in_map(k, m))),
             Value::Object(o) => Ok(Value::Bool(
@@ -316,16 +321,16 @@ fn register_collections(r: &mut FunctionRegistry) {
             _ => Err(no_such_overload()),
         }),
     );
-    for id in ["size_string", "string_size"] {
+    for id in [ov::SIZE_STRING, ov::STRING_SIZE] {
         unary!(r, id, |s: String| Ok(Value::Int(strings::size_string(s))));
     }
-    for id in ["size_bytes", "bytes_size"] {
+    for id in [ov::SIZE_BYTES, ov::BYTES_SIZE] {
         unary!(r, id, |b: Bytes| Ok(Value::Int(strings::size_bytes(b))));
     }
-    for id in ["size_list", "list_size"] {
+    for id in [ov::SIZE_LIST, ov::LIST_SIZE] {
         unary!(r, id, |l: List| Ok(Value::Int(l.len() as i64)));
     }
-    for id in ["size_map", "map_size"] {
+    for id in [ov::SIZE_MAP, ov::MAP_SIZE] {
         // A schema-typed object (through `dyn`) counts every property of its data.
         r.add(
             id,
@@ -339,93 +344,103 @@ fn register_collections(r: &mut FunctionRegistry) {
 }
 
 fn register_conversions(r: &mut FunctionRegistry) {
-    r.add("type", Implementation::Unary(convert::to_type));
-    r.add("to_dyn", Implementation::Unary(convert::to_dyn));
+    r.add(ov::TYPE, Implementation::Unary(convert::to_type));
+    r.add(ov::TO_DYN, Implementation::Unary(convert::to_dyn));
 
-    unary!(r, "bool_to_bool", |b: Bool| Ok(Value::Bool(*b)));
-    unary!(r, "string_to_bool", |s: String| Ok(Value::Bool(
+    unary!(r, ov::BOOL_TO_BOOL, |b: Bool| Ok(Value::Bool(*b)));
+    unary!(r, ov::STRING_TO_BOOL, |s: String| Ok(Value::Bool(
         convert::bool_from_string(s)?
     )));
 
-    unary!(r, "bytes_to_bytes", |b: Bytes| Ok(Value::Bytes(b.clone())));
-    unary!(r, "string_to_bytes", |s: String| Ok(Value::Bytes(
+    unary!(r, ov::BYTES_TO_BYTES, |b: Bytes| Ok(Value::Bytes(
+        b.clone()
+    )));
+    unary!(r, ov::STRING_TO_BYTES, |s: String| Ok(Value::Bytes(
         s.as_bytes().into()
     )));
 
-    unary!(r, "double_to_double", |d: Double| Ok(Value::Double(*d)));
-    unary!(r, "int64_to_double", |i: Int| Ok(Value::Double(*i as f64)));
-    unary!(r, "uint64_to_double", |u: Uint| Ok(Value::Double(
+    unary!(r, ov::DOUBLE_TO_DOUBLE, |d: Double| Ok(Value::Double(*d)));
+    unary!(r, ov::INT64_TO_DOUBLE, |i: Int| Ok(Value::Double(
+        *i as f64
+    )));
+    unary!(r, ov::UINT64_TO_DOUBLE, |u: Uint| Ok(Value::Double(
         *u as f64
     )));
-    unary!(r, "string_to_double", |s: String| Ok(Value::Double(
+    unary!(r, ov::STRING_TO_DOUBLE, |s: String| Ok(Value::Double(
         convert::double_from_string(s)?
     )));
 
-    unary!(r, "duration_to_duration", |d: Duration| Ok(
+    unary!(r, ov::DURATION_TO_DURATION, |d: Duration| Ok(
         Value::Duration(*d)
     ));
-    unary!(r, "int64_to_duration", |_i: Int| convert::to_duration(
+    unary!(r, ov::INT64_TO_DURATION, |_i: Int| convert::to_duration(
         &Value::Int(*_i)
     ));
-    unary!(r, "string_to_duration", |s: String| Ok(Value::Duration(
+    unary!(r, ov::STRING_TO_DURATION, |s: String| Ok(Value::Duration(
         convert::duration_from_string(s)?
     )));
 
-    unary!(r, "int64_to_int64", |i: Int| Ok(Value::Int(*i)));
-    unary!(r, "double_to_int64", |d: Double| Ok(Value::Int(
+    unary!(r, ov::INT64_TO_INT64, |i: Int| Ok(Value::Int(*i)));
+    unary!(r, ov::DOUBLE_TO_INT64, |d: Double| Ok(Value::Int(
         convert::int_from_double(*d)?
     )));
-    unary!(r, "duration_to_int64", |d: Duration| Ok(Value::Int(
+    unary!(r, ov::DURATION_TO_INT64, |d: Duration| Ok(Value::Int(
         convert::int_from_duration(*d)
     )));
-    unary!(r, "string_to_int64", |s: String| Ok(Value::Int(
+    unary!(r, ov::STRING_TO_INT64, |s: String| Ok(Value::Int(
         convert::int_from_string(s)?
     )));
-    unary!(r, "timestamp_to_int64", |t: Timestamp| Ok(Value::Int(
+    unary!(r, ov::TIMESTAMP_TO_INT64, |t: Timestamp| Ok(Value::Int(
         convert::int_from_timestamp(*t)
     )));
-    unary!(r, "uint64_to_int64", |u: Uint| Ok(Value::Int(
+    unary!(r, ov::UINT64_TO_INT64, |u: Uint| Ok(Value::Int(
         convert::int_from_uint(*u)?
     )));
 
-    unary!(r, "string_to_string", |s: String| Ok(Value::String(
+    unary!(r, ov::STRING_TO_STRING, |s: String| Ok(Value::String(
         s.clone()
     )));
-    r.add("bool_to_string", Implementation::Unary(to_string_of_bool));
-    r.add("bytes_to_string", Implementation::Unary(to_string_of_bytes));
+    r.add(ov::BOOL_TO_STRING, Implementation::Unary(to_string_of_bool));
     r.add(
-        "double_to_string",
+        ov::BYTES_TO_STRING,
+        Implementation::Unary(to_string_of_bytes),
+    );
+    r.add(
+        ov::DOUBLE_TO_STRING,
         Implementation::Unary(to_string_of_double),
     );
     r.add(
-        "duration_to_string",
+        ov::DURATION_TO_STRING,
         Implementation::Unary(to_string_of_duration),
     );
-    r.add("int64_to_string", Implementation::Unary(to_string_of_int));
+    r.add(ov::INT64_TO_STRING, Implementation::Unary(to_string_of_int));
     r.add(
-        "timestamp_to_string",
+        ov::TIMESTAMP_TO_STRING,
         Implementation::Unary(to_string_of_timestamp),
     );
-    r.add("uint64_to_string", Implementation::Unary(to_string_of_uint));
+    r.add(
+        ov::UINT64_TO_STRING,
+        Implementation::Unary(to_string_of_uint),
+    );
 
-    unary!(r, "timestamp_to_timestamp", |t: Timestamp| Ok(
+    unary!(r, ov::TIMESTAMP_TO_TIMESTAMP, |t: Timestamp| Ok(
         Value::Timestamp(*t)
     ));
-    unary!(r, "int64_to_timestamp", |i: Int| Ok(Value::Timestamp(
+    unary!(r, ov::INT64_TO_TIMESTAMP, |i: Int| Ok(Value::Timestamp(
         convert::timestamp_from_int(*i)?
     )));
-    unary!(r, "string_to_timestamp", |s: String| Ok(Value::Timestamp(
-        convert::timestamp_from_string(s)?
-    )));
+    unary!(r, ov::STRING_TO_TIMESTAMP, |s: String| Ok(
+        Value::Timestamp(convert::timestamp_from_string(s)?)
+    ));
 
-    unary!(r, "uint64_to_uint64", |u: Uint| Ok(Value::Uint(*u)));
-    unary!(r, "double_to_uint64", |d: Double| Ok(Value::Uint(
+    unary!(r, ov::UINT64_TO_UINT64, |u: Uint| Ok(Value::Uint(*u)));
+    unary!(r, ov::DOUBLE_TO_UINT64, |d: Double| Ok(Value::Uint(
         convert::uint_from_double(*d)?
     )));
-    unary!(r, "int64_to_uint64", |i: Int| Ok(Value::Uint(
+    unary!(r, ov::INT64_TO_UINT64, |i: Int| Ok(Value::Uint(
         convert::uint_from_int(*i)?
     )));
-    unary!(r, "string_to_uint64", |s: String| Ok(Value::Uint(
+    unary!(r, ov::STRING_TO_UINT64, |s: String| Ok(Value::Uint(
         convert::uint_from_string(s)?
     )));
 }
@@ -480,16 +495,16 @@ fn to_string_of_uint(v: &Value) -> Result<Value> {
 }
 
 fn register_strings(r: &mut FunctionRegistry) {
-    binary!(r, "contains_string", |s: String, t: String| Ok(
+    binary!(r, ov::CONTAINS_STRING, |s: String, t: String| Ok(
         Value::Bool(strings::contains(s, t))
     ));
-    binary!(r, "starts_with_string", |s: String, t: String| Ok(
+    binary!(r, ov::STARTS_WITH_STRING, |s: String, t: String| Ok(
         Value::Bool(strings::starts_with(s, t))
     ));
-    binary!(r, "ends_with_string", |s: String, t: String| Ok(
+    binary!(r, ov::ENDS_WITH_STRING, |s: String, t: String| Ok(
         Value::Bool(strings::ends_with(s, t))
     ));
-    for id in ["matches", "matches_string"] {
+    for id in [ov::MATCHES, ov::MATCHES_STRING] {
         binary!(r, id, |s: String, p: String| Ok(Value::Bool(
             regex::matches(s, p)?
         )));
@@ -499,113 +514,113 @@ fn register_strings(r: &mut FunctionRegistry) {
 fn register_time(r: &mut FunctionRegistry) {
     timestamp_field!(
         r,
-        "timestamp_to_year",
-        "timestamp_to_year_with_tz",
+        ov::TIMESTAMP_TO_YEAR,
+        ov::TIMESTAMP_TO_YEAR_WITH_TZ,
         TimeField::FullYear
     );
     timestamp_field!(
         r,
-        "timestamp_to_month",
-        "timestamp_to_month_with_tz",
+        ov::TIMESTAMP_TO_MONTH,
+        ov::TIMESTAMP_TO_MONTH_WITH_TZ,
         TimeField::Month
     );
     timestamp_field!(
         r,
-        "timestamp_to_day_of_year",
-        "timestamp_to_day_of_year_with_tz",
+        ov::TIMESTAMP_TO_DAY_OF_YEAR,
+        ov::TIMESTAMP_TO_DAY_OF_YEAR_WITH_TZ,
         TimeField::DayOfYear
     );
     timestamp_field!(
         r,
-        "timestamp_to_day_of_month",
-        "timestamp_to_day_of_month_with_tz",
+        ov::TIMESTAMP_TO_DAY_OF_MONTH,
+        ov::TIMESTAMP_TO_DAY_OF_MONTH_WITH_TZ,
         TimeField::DayOfMonth
     );
     timestamp_field!(
         r,
-        "timestamp_to_day_of_month_1_based",
-        "timestamp_to_day_of_month_1_based_with_tz",
+        ov::TIMESTAMP_TO_DAY_OF_MONTH_1_BASED,
+        ov::TIMESTAMP_TO_DAY_OF_MONTH_1_BASED_WITH_TZ,
         TimeField::Date
     );
     timestamp_field!(
         r,
-        "timestamp_to_day_of_week",
-        "timestamp_to_day_of_week_with_tz",
+        ov::TIMESTAMP_TO_DAY_OF_WEEK,
+        ov::TIMESTAMP_TO_DAY_OF_WEEK_WITH_TZ,
         TimeField::DayOfWeek
     );
     timestamp_field!(
         r,
-        "timestamp_to_hours",
-        "timestamp_to_hours_with_tz",
+        ov::TIMESTAMP_TO_HOURS,
+        ov::TIMESTAMP_TO_HOURS_WITH_TZ,
         TimeField::Hours
     );
     timestamp_field!(
         r,
-        "timestamp_to_minutes",
-        "timestamp_to_minutes_with_tz",
+        ov::TIMESTAMP_TO_MINUTES,
+        ov::TIMESTAMP_TO_MINUTES_WITH_TZ,
         TimeField::Minutes
     );
     timestamp_field!(
         r,
-        "timestamp_to_seconds",
-        "timestamp_to_seconds_tz",
+        ov::TIMESTAMP_TO_SECONDS,
+        ov::TIMESTAMP_TO_SECONDS_TZ,
         TimeField::Seconds
     );
     timestamp_field!(
         r,
-        "timestamp_to_milliseconds",
-        "timestamp_to_milliseconds_with_tz",
+        ov::TIMESTAMP_TO_MILLISECONDS,
+        ov::TIMESTAMP_TO_MILLISECONDS_WITH_TZ,
         TimeField::Milliseconds
     );
-    unary!(r, "duration_to_hours", |d: Duration| Ok(Value::Int(
+    unary!(r, ov::DURATION_TO_HOURS, |d: Duration| Ok(Value::Int(
         time::duration_hours(*d)
     )));
-    unary!(r, "duration_to_minutes", |d: Duration| Ok(Value::Int(
+    unary!(r, ov::DURATION_TO_MINUTES, |d: Duration| Ok(Value::Int(
         time::duration_minutes(*d)
     )));
-    unary!(r, "duration_to_seconds", |d: Duration| Ok(Value::Int(
+    unary!(r, ov::DURATION_TO_SECONDS, |d: Duration| Ok(Value::Int(
         time::duration_seconds(*d)
     )));
-    unary!(r, "duration_to_milliseconds", |d: Duration| Ok(Value::Int(
-        time::duration_milliseconds(*d)
-    )));
+    unary!(r, ov::DURATION_TO_MILLISECONDS, |d: Duration| Ok(
+        Value::Int(time::duration_milliseconds(*d))
+    ));
 }
 
 fn register_optionals(r: &mut FunctionRegistry) {
-    r.add("optional_of", Implementation::Unary(optional::of));
+    r.add(ov::OPTIONAL_OF, Implementation::Unary(optional::of));
     r.add(
-        "optional_ofNonZeroValue",
+        ov::OPTIONAL_OF_NON_ZERO_VALUE,
         Implementation::Unary(optional::of_non_zero_value),
     );
-    r.add("optional_none", Implementation::Nary(optional::none));
+    r.add(ov::OPTIONAL_NONE, Implementation::Nary(optional::none));
     r.add(
-        "optional_hasValue",
+        ov::OPTIONAL_HAS_VALUE,
         Implementation::Unary(optional::has_value),
     );
-    r.add("optional_value", Implementation::Unary(optional::value));
+    r.add(ov::OPTIONAL_VALUE, Implementation::Unary(optional::value));
     r.add(
-        "list_optindex_optional_int",
+        ov::LIST_OPTINDEX_OPTIONAL_INT,
         Implementation::Binary(optional::list_opt_index),
     );
     r.add(
-        "map_optindex_optional_value",
+        ov::MAP_OPTINDEX_OPTIONAL_VALUE,
         Implementation::Binary(optional::map_opt_index),
     );
     for id in [
-        "optional_list_optindex_optional_int",
-        "optional_list_index_int",
+        ov::OPTIONAL_LIST_OPTINDEX_OPTIONAL_INT,
+        ov::OPTIONAL_LIST_INDEX_INT,
     ] {
         r.add(id, Implementation::Binary(optional::optional_list_index));
     }
     for id in [
-        "optional_map_optindex_optional_value",
-        "optional_map_index_value",
+        ov::OPTIONAL_MAP_OPTINDEX_OPTIONAL_VALUE,
+        ov::OPTIONAL_MAP_INDEX_VALUE,
     ] {
         r.add(id, Implementation::Binary(optional::optional_map_index));
     }
-    r.add("list_first", Implementation::Unary(optional::first));
-    r.add("list_last", Implementation::Unary(optional::last));
-    for id in ["optional_unwrap", "optional_unwrapOpt"] {
+    r.add(ov::LIST_FIRST, Implementation::Unary(optional::first));
+    r.add(ov::LIST_LAST, Implementation::Unary(optional::last));
+    for id in [ov::OPTIONAL_UNWRAP, ov::OPTIONAL_UNWRAP_OPT] {
         r.add(id, Implementation::Unary(optional::unwrap));
     }
 }
@@ -671,42 +686,45 @@ mod tests {
     #[test]
     fn implementations_check_argument_types() {
         assert_eq!(
-            err(call("add_int64", &[Value::Int(1), Value::Uint(1)])),
+            err(call(ov::ADD_INT64, &[Value::Int(1), Value::Uint(1)])),
             "no such overload"
         );
         assert_eq!(
-            err(call("less_int64", &[Value::Int(1), Value::Double(1.0)])),
+            err(call(ov::LESS_INT64, &[Value::Int(1), Value::Double(1.0)])),
             "no such overload"
         );
         assert_eq!(
-            err(call("size_string", &[Value::bytes(vec![1u8])])),
+            err(call(ov::SIZE_STRING, &[Value::bytes(vec![1u8])])),
             "no such overload"
         );
         assert_eq!(
             err(call("logical_not", &[Value::Int(1)])),
             "no such overload"
         );
-        assert_eq!(err(call("add_int64", &[Value::Int(1)])), "no such overload");
+        assert_eq!(
+            err(call(ov::ADD_INT64, &[Value::Int(1)])),
+            "no such overload"
+        );
         assert!(matches!(
-            call("less_int64_double", &[Value::Int(1), Value::Double(1.5)]),
+            call(ov::LESS_INT64_DOUBLE, &[Value::Int(1), Value::Double(1.5)]),
             Ok(Value::Bool(true))
         ));
         assert!(matches!(
             call(
-                "greater_equals_uint64_int64",
+                ov::GREATER_EQUALS_UINT64_INT64,
                 &[Value::Uint(1), Value::Int(-1)]
             ),
             Ok(Value::Bool(true))
         ));
         assert_eq!(
             err(call(
-                "less_double",
+                ov::LESS_DOUBLE,
                 &[Value::Double(f64::NAN), Value::Double(1.0)]
             )),
             "NaN values cannot be ordered"
         );
         assert!(matches!(
-            call("optional_none", &[]),
+            call(ov::OPTIONAL_NONE, &[]),
             Ok(Value::Optional(None))
         ));
     }
@@ -756,19 +774,19 @@ mod tests {
                 .unwrap_or(crate::Timestamp::utc(0, 0)),
         );
         assert!(matches!(
-            call("timestamp_to_hours", std::slice::from_ref(&t)),
+            call(ov::TIMESTAMP_TO_HOURS, std::slice::from_ref(&t)),
             Ok(Value::Int(2))
         ));
         assert!(matches!(
             call(
-                "timestamp_to_hours_with_tz",
+                ov::TIMESTAMP_TO_HOURS_WITH_TZ,
                 &[t.clone(), Value::from("America/Los_Angeles")]
             ),
             Ok(Value::Int(18))
         ));
         assert_eq!(
             err(call(
-                "timestamp_to_hours_with_tz",
+                ov::TIMESTAMP_TO_HOURS_WITH_TZ,
                 &[t, Value::from("Invalid/Zone")]
             )),
             "unknown time zone Invalid/Zone"
@@ -777,7 +795,7 @@ mod tests {
             nanos: 1_234_000_000,
         });
         assert!(matches!(
-            call("duration_to_milliseconds", &[d]),
+            call(ov::DURATION_TO_MILLISECONDS, &[d]),
             Ok(Value::Int(1234))
         ));
     }
@@ -785,7 +803,7 @@ mod tests {
     #[test]
     fn strings_and_regex_through_the_table() {
         assert!(matches!(
-            call("matches_string", &[Value::from("abc"), Value::from("b")]),
+            call(ov::MATCHES_STRING, &[Value::from("abc"), Value::from("b")]),
             Ok(Value::Bool(true))
         ));
         assert_eq!(
@@ -793,11 +811,11 @@ mod tests {
             "error parsing regexp: missing closing ]: `[`"
         );
         assert!(matches!(
-            call("contains_string", &[Value::from("abc"), Value::from("")]),
+            call(ov::CONTAINS_STRING, &[Value::from("abc"), Value::from("")]),
             Ok(Value::Bool(true))
         ));
         assert!(matches!(
-            call("string_size", &[Value::from("héllo")]),
+            call(ov::STRING_SIZE, &[Value::from("héllo")]),
             Ok(Value::Int(5))
         ));
     }

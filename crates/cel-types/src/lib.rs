@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 mod decls;
+pub mod overloads;
 mod parse;
 pub mod stack;
 pub mod stdlib;

@@ -4,35 +4,36 @@
 //! The ids are the contract between this crate, the runtime's implementations, the JIT's
 //! helpers and the cost table: grep an id to find all four.
 
+use crate::overloads as ov;
 use crate::{FunctionDecl, OverloadDecl as O, Type, VariableDecl};
 
 /// Overload ids of the mixed-type numeric comparisons (`1 < 1.5`), which the checker only
 /// offers when cross-type numeric comparisons are enabled. At run time they always work.
 pub const CROSS_TYPE_NUMERIC_COMPARISONS: &[&str] = &[
-    "less_int64_double",
-    "less_int64_uint64",
-    "less_uint64_double",
-    "less_uint64_int64",
-    "less_double_int64",
-    "less_double_uint64",
-    "less_equals_int64_double",
-    "less_equals_int64_uint64",
-    "less_equals_uint64_double",
-    "less_equals_uint64_int64",
-    "less_equals_double_int64",
-    "less_equals_double_uint64",
-    "greater_int64_double",
-    "greater_int64_uint64",
-    "greater_uint64_double",
-    "greater_uint64_int64",
-    "greater_double_int64",
-    "greater_double_uint64",
-    "greater_equals_int64_double",
-    "greater_equals_int64_uint64",
-    "greater_equals_uint64_double",
-    "greater_equals_uint64_int64",
-    "greater_equals_double_int64",
-    "greater_equals_double_uint64",
+    ov::LESS_INT64_DOUBLE,
+    ov::LESS_INT64_UINT64,
+    ov::LESS_UINT64_DOUBLE,
+    ov::LESS_UINT64_INT64,
+    ov::LESS_DOUBLE_INT64,
+    ov::LESS_DOUBLE_UINT64,
+    ov::LESS_EQUALS_INT64_DOUBLE,
+    ov::LESS_EQUALS_INT64_UINT64,
+    ov::LESS_EQUALS_UINT64_DOUBLE,
+    ov::LESS_EQUALS_UINT64_INT64,
+    ov::LESS_EQUALS_DOUBLE_INT64,
+    ov::LESS_EQUALS_DOUBLE_UINT64,
+    ov::GREATER_INT64_DOUBLE,
+    ov::GREATER_INT64_UINT64,
+    ov::GREATER_UINT64_DOUBLE,
+    ov::GREATER_UINT64_INT64,
+    ov::GREATER_DOUBLE_INT64,
+    ov::GREATER_DOUBLE_UINT64,
+    ov::GREATER_EQUALS_INT64_DOUBLE,
+    ov::GREATER_EQUALS_INT64_UINT64,
+    ov::GREATER_EQUALS_UINT64_DOUBLE,
+    ov::GREATER_EQUALS_UINT64_INT64,
+    ov::GREATER_EQUALS_DOUBLE_INT64,
+    ov::GREATER_EQUALS_DOUBLE_UINT64,
 ];
 
 fn a() -> Type {
@@ -84,96 +85,103 @@ pub fn functions() -> Vec<FunctionDecl> {
     let mut fns = vec![
         FunctionDecl::new(
             "_?_:_",
-            vec![O::global("conditional", vec![Bool, a(), a()], a()).non_strict()],
+            vec![O::global(ov::CONDITIONAL, vec![Bool, a(), a()], a()).non_strict()],
         ),
         FunctionDecl::new(
             "_&&_",
-            vec![O::global("logical_and", vec![Bool, Bool], Bool).non_strict()],
+            vec![O::global(ov::LOGICAL_AND, vec![Bool, Bool], Bool).non_strict()],
         ),
         FunctionDecl::new(
             "_||_",
-            vec![O::global("logical_or", vec![Bool, Bool], Bool).non_strict()],
+            vec![O::global(ov::LOGICAL_OR, vec![Bool, Bool], Bool).non_strict()],
         ),
-        FunctionDecl::new("!_", vec![O::global("logical_not", vec![Bool], Bool)]),
+        FunctionDecl::new("!_", vec![O::global(ov::LOGICAL_NOT, vec![Bool], Bool)]),
         FunctionDecl::new(
             "@not_strictly_false",
-            vec![O::global("not_strictly_false", vec![Bool], Bool).non_strict()],
+            vec![O::global(ov::NOT_STRICTLY_FALSE, vec![Bool], Bool).non_strict()],
         ),
-        FunctionDecl::new("_==_", vec![O::global("equals", vec![a(), a()], Bool)]),
-        FunctionDecl::new("_!=_", vec![O::global("not_equals", vec![a(), a()], Bool)]),
+        FunctionDecl::new("_==_", vec![O::global(ov::EQUALS, vec![a(), a()], Bool)]),
+        FunctionDecl::new(
+            "_!=_",
+            vec![O::global(ov::NOT_EQUALS, vec![a(), a()], Bool)],
+        ),
         FunctionDecl::new(
             "_+_",
             vec![
-                O::global("add_bytes", vec![Bytes, Bytes], Bytes),
-                O::global("add_double", vec![Double, Double], Double),
-                O::global("add_duration_duration", vec![Duration, Duration], Duration),
+                O::global(ov::ADD_BYTES, vec![Bytes, Bytes], Bytes),
+                O::global(ov::ADD_DOUBLE, vec![Double, Double], Double),
                 O::global(
-                    "add_duration_timestamp",
+                    ov::ADD_DURATION_DURATION,
+                    vec![Duration, Duration],
+                    Duration,
+                ),
+                O::global(
+                    ov::ADD_DURATION_TIMESTAMP,
                     vec![Duration, Timestamp],
                     Timestamp,
                 ),
                 O::global(
-                    "add_timestamp_duration",
+                    ov::ADD_TIMESTAMP_DURATION,
                     vec![Timestamp, Duration],
                     Timestamp,
                 ),
-                O::global("add_int64", vec![Int, Int], Int),
-                O::global("add_list", vec![list_a(), list_a()], list_a()),
-                O::global("add_string", vec![String, String], String),
-                O::global("add_uint64", vec![Uint, Uint], Uint),
+                O::global(ov::ADD_INT64, vec![Int, Int], Int),
+                O::global(ov::ADD_LIST, vec![list_a(), list_a()], list_a()),
+                O::global(ov::ADD_STRING, vec![String, String], String),
+                O::global(ov::ADD_UINT64, vec![Uint, Uint], Uint),
             ],
         ),
         FunctionDecl::new(
             "_/_",
             vec![
-                O::global("divide_double", vec![Double, Double], Double),
-                O::global("divide_int64", vec![Int, Int], Int),
-                O::global("divide_uint64", vec![Uint, Uint], Uint),
+                O::global(ov::DIVIDE_DOUBLE, vec![Double, Double], Double),
+                O::global(ov::DIVIDE_INT64, vec![Int, Int], Int),
+                O::global(ov::DIVIDE_UINT64, vec![Uint, Uint], Uint),
             ],
         ),
         FunctionDecl::new(
             "_%_",
             vec![
-                O::global("modulo_int64", vec![Int, Int], Int),
-                O::global("modulo_uint64", vec![Uint, Uint], Uint),
+                O::global(ov::MODULO_INT64, vec![Int, Int], Int),
+                O::global(ov::MODULO_UINT64, vec![Uint, Uint], Uint),
             ],
         ),
         FunctionDecl::new(
             "_*_",
             vec![
-                O::global("multiply_double", vec![Double, Double], Double),
-                O::global("multiply_int64", vec![Int, Int], Int),
-                O::global("multiply_uint64", vec![Uint, Uint], Uint),
+                O::global(ov::MULTIPLY_DOUBLE, vec![Double, Double], Double),
+                O::global(ov::MULTIPLY_INT64, vec![Int, Int], Int),
+                O::global(ov::MULTIPLY_UINT64, vec![Uint, Uint], Uint),
             ],
         ),
         FunctionDecl::new(
             "-_",
             vec![
-                O::global("negate_double", vec![Double], Double),
-                O::global("negate_int64", vec![Int], Int),
+                O::global(ov::NEGATE_DOUBLE, vec![Double], Double),
+                O::global(ov::NEGATE_INT64, vec![Int], Int),
             ],
         ),
         FunctionDecl::new(
             "_-_",
             vec![
-                O::global("subtract_double", vec![Double, Double], Double),
+                O::global(ov::SUBTRACT_DOUBLE, vec![Double, Double], Double),
                 O::global(
-                    "subtract_duration_duration",
+                    ov::SUBTRACT_DURATION_DURATION,
                     vec![Duration, Duration],
                     Duration,
                 ),
-                O::global("subtract_int64", vec![Int, Int], Int),
+                O::global(ov::SUBTRACT_INT64, vec![Int, Int], Int),
                 O::global(
-                    "subtract_timestamp_duration",
+                    ov::SUBTRACT_TIMESTAMP_DURATION,
                     vec![Timestamp, Duration],
                     Timestamp,
                 ),
                 O::global(
-                    "subtract_timestamp_timestamp",
+                    ov::SUBTRACT_TIMESTAMP_TIMESTAMP,
                     vec![Timestamp, Timestamp],
                     Duration,
                 ),
-                O::global("subtract_uint64", vec![Uint, Uint], Uint),
+                O::global(ov::SUBTRACT_UINT64, vec![Uint, Uint], Uint),
             ],
         ),
     ];
@@ -212,157 +220,165 @@ pub fn functions() -> Vec<FunctionDecl> {
         FunctionDecl::new(
             "_[_]",
             vec![
-                O::global("index_list", vec![list_a(), Int], a()),
-                O::global("index_map", vec![map_ab(), a()], b()),
+                O::global(ov::INDEX_LIST, vec![list_a(), Int], a()),
+                O::global(ov::INDEX_MAP, vec![map_ab(), a()], b()),
             ],
         ),
         FunctionDecl::new(
             "@in",
             vec![
-                O::global("in_list", vec![a(), list_a()], Bool),
-                O::global("in_map", vec![a(), map_ab()], Bool),
+                O::global(ov::IN_LIST, vec![a(), list_a()], Bool),
+                O::global(ov::IN_MAP, vec![a(), map_ab()], Bool),
             ],
         ),
         FunctionDecl::new(
             "size",
             vec![
-                O::global("size_bytes", vec![Bytes], Int),
-                O::member("bytes_size", vec![Bytes], Int),
-                O::global("size_list", vec![list_a()], Int),
-                O::member("list_size", vec![list_a()], Int),
-                O::global("size_map", vec![map_ab()], Int),
-                O::member("map_size", vec![map_ab()], Int),
-                O::global("size_string", vec![String], Int),
-                O::member("string_size", vec![String], Int),
+                O::global(ov::SIZE_BYTES, vec![Bytes], Int),
+                O::member(ov::BYTES_SIZE, vec![Bytes], Int),
+                O::global(ov::SIZE_LIST, vec![list_a()], Int),
+                O::member(ov::LIST_SIZE, vec![list_a()], Int),
+                O::global(ov::SIZE_MAP, vec![map_ab()], Int),
+                O::member(ov::MAP_SIZE, vec![map_ab()], Int),
+                O::global(ov::SIZE_STRING, vec![String], Int),
+                O::member(ov::STRING_SIZE, vec![String], Int),
             ],
         ),
         FunctionDecl::new(
             "type",
-            vec![O::global("type", vec![a()], Type::type_of(a()))],
+            vec![O::global(ov::TYPE, vec![a()], Type::type_of(a()))],
         ),
         FunctionDecl::new(
             "bool",
             vec![
-                O::global("bool_to_bool", vec![Bool], Bool),
-                O::global("string_to_bool", vec![String], Bool),
+                O::global(ov::BOOL_TO_BOOL, vec![Bool], Bool),
+                O::global(ov::STRING_TO_BOOL, vec![String], Bool),
             ],
         ),
         FunctionDecl::new(
             "bytes",
             vec![
-                O::global("bytes_to_bytes", vec![Bytes], Bytes),
-                O::global("string_to_bytes", vec![String], Bytes),
+                O::global(ov::BYTES_TO_BYTES, vec![Bytes], Bytes),
+                O::global(ov::STRING_TO_BYTES, vec![String], Bytes),
             ],
         ),
         FunctionDecl::new(
             "double",
             vec![
-                O::global("double_to_double", vec![Double], Double),
-                O::global("int64_to_double", vec![Int], Double),
-                O::global("string_to_double", vec![String], Double),
-                O::global("uint64_to_double", vec![Uint], Double),
+                O::global(ov::DOUBLE_TO_DOUBLE, vec![Double], Double),
+                O::global(ov::INT64_TO_DOUBLE, vec![Int], Double),
+                O::global(ov::STRING_TO_DOUBLE, vec![String], Double),
+                O::global(ov::UINT64_TO_DOUBLE, vec![Uint], Double),
             ],
         ),
         FunctionDecl::new(
             "duration",
             vec![
-                O::global("duration_to_duration", vec![Duration], Duration),
-                O::global("int64_to_duration", vec![Int], Duration),
-                O::global("string_to_duration", vec![String], Duration),
+                O::global(ov::DURATION_TO_DURATION, vec![Duration], Duration),
+                O::global(ov::INT64_TO_DURATION, vec![Int], Duration),
+                O::global(ov::STRING_TO_DURATION, vec![String], Duration),
             ],
         ),
-        FunctionDecl::new("dyn", vec![O::global("to_dyn", vec![a()], Dyn)]),
+        FunctionDecl::new("dyn", vec![O::global(ov::TO_DYN, vec![a()], Dyn)]),
         FunctionDecl::new(
             "int",
             vec![
-                O::global("int64_to_int64", vec![Int], Int),
-                O::global("double_to_int64", vec![Double], Int),
-                O::global("duration_to_int64", vec![Duration], Int),
-                O::global("string_to_int64", vec![String], Int),
-                O::global("timestamp_to_int64", vec![Timestamp], Int),
-                O::global("uint64_to_int64", vec![Uint], Int),
+                O::global(ov::INT64_TO_INT64, vec![Int], Int),
+                O::global(ov::DOUBLE_TO_INT64, vec![Double], Int),
+                O::global(ov::DURATION_TO_INT64, vec![Duration], Int),
+                O::global(ov::STRING_TO_INT64, vec![String], Int),
+                O::global(ov::TIMESTAMP_TO_INT64, vec![Timestamp], Int),
+                O::global(ov::UINT64_TO_INT64, vec![Uint], Int),
             ],
         ),
         FunctionDecl::new(
             "string",
             vec![
-                O::global("string_to_string", vec![String], String),
-                O::global("bool_to_string", vec![Bool], String),
-                O::global("bytes_to_string", vec![Bytes], String),
-                O::global("double_to_string", vec![Double], String),
-                O::global("duration_to_string", vec![Duration], String),
-                O::global("int64_to_string", vec![Int], String),
-                O::global("timestamp_to_string", vec![Timestamp], String),
-                O::global("uint64_to_string", vec![Uint], String),
+                O::global(ov::STRING_TO_STRING, vec![String], String),
+                O::global(ov::BOOL_TO_STRING, vec![Bool], String),
+                O::global(ov::BYTES_TO_STRING, vec![Bytes], String),
+                O::global(ov::DOUBLE_TO_STRING, vec![Double], String),
+                O::global(ov::DURATION_TO_STRING, vec![Duration], String),
+                O::global(ov::INT64_TO_STRING, vec![Int], String),
+                O::global(ov::TIMESTAMP_TO_STRING, vec![Timestamp], String),
+                O::global(ov::UINT64_TO_STRING, vec![Uint], String),
             ],
         ),
         FunctionDecl::new(
             "timestamp",
             vec![
-                O::global("timestamp_to_timestamp", vec![Timestamp], Timestamp),
-                O::global("int64_to_timestamp", vec![Int], Timestamp),
-                O::global("string_to_timestamp", vec![String], Timestamp),
+                O::global(ov::TIMESTAMP_TO_TIMESTAMP, vec![Timestamp], Timestamp),
+                O::global(ov::INT64_TO_TIMESTAMP, vec![Int], Timestamp),
+                O::global(ov::STRING_TO_TIMESTAMP, vec![String], Timestamp),
             ],
         ),
         FunctionDecl::new(
             "uint",
             vec![
-                O::global("uint64_to_uint64", vec![Uint], Uint),
-                O::global("double_to_uint64", vec![Double], Uint),
-                O::global("int64_to_uint64", vec![Int], Uint),
-                O::global("string_to_uint64", vec![String], Uint),
+                O::global(ov::UINT64_TO_UINT64, vec![Uint], Uint),
+                O::global(ov::DOUBLE_TO_UINT64, vec![Double], Uint),
+                O::global(ov::INT64_TO_UINT64, vec![Int], Uint),
+                O::global(ov::STRING_TO_UINT64, vec![String], Uint),
             ],
         ),
         FunctionDecl::new(
             "contains",
-            vec![O::member("contains_string", vec![String, String], Bool)],
+            vec![O::member(ov::CONTAINS_STRING, vec![String, String], Bool)],
         ),
         FunctionDecl::new(
             "endsWith",
-            vec![O::member("ends_with_string", vec![String, String], Bool)],
+            vec![O::member(ov::ENDS_WITH_STRING, vec![String, String], Bool)],
         ),
         FunctionDecl::new(
             "startsWith",
-            vec![O::member("starts_with_string", vec![String, String], Bool)],
+            vec![O::member(
+                ov::STARTS_WITH_STRING,
+                vec![String, String],
+                Bool,
+            )],
         ),
         FunctionDecl::new(
             "matches",
             vec![
-                O::global("matches", vec![String, String], Bool),
-                O::member("matches_string", vec![String, String], Bool),
+                O::global(ov::MATCHES, vec![String, String], Bool),
+                O::member(ov::MATCHES_STRING, vec![String, String], Bool),
             ],
         ),
     ]);
 
     // Timestamp and duration accessors: (function, timestamp id, duration id).
     let accessors: &[(&str, &str, Option<&str>)] = &[
-        ("getFullYear", "timestamp_to_year", None),
-        ("getMonth", "timestamp_to_month", None),
-        ("getDayOfYear", "timestamp_to_day_of_year", None),
-        ("getDayOfMonth", "timestamp_to_day_of_month", None),
-        ("getDate", "timestamp_to_day_of_month_1_based", None),
-        ("getDayOfWeek", "timestamp_to_day_of_week", None),
-        ("getHours", "timestamp_to_hours", Some("duration_to_hours")),
+        ("getFullYear", ov::TIMESTAMP_TO_YEAR, None),
+        ("getMonth", ov::TIMESTAMP_TO_MONTH, None),
+        ("getDayOfYear", ov::TIMESTAMP_TO_DAY_OF_YEAR, None),
+        ("getDayOfMonth", ov::TIMESTAMP_TO_DAY_OF_MONTH, None),
+        ("getDate", ov::TIMESTAMP_TO_DAY_OF_MONTH_1_BASED, None),
+        ("getDayOfWeek", ov::TIMESTAMP_TO_DAY_OF_WEEK, None),
+        (
+            "getHours",
+            ov::TIMESTAMP_TO_HOURS,
+            Some(ov::DURATION_TO_HOURS),
+        ),
         (
             "getMinutes",
-            "timestamp_to_minutes",
-            Some("duration_to_minutes"),
+            ov::TIMESTAMP_TO_MINUTES,
+            Some(ov::DURATION_TO_MINUTES),
         ),
         (
             "getSeconds",
-            "timestamp_to_seconds",
-            Some("duration_to_seconds"),
+            ov::TIMESTAMP_TO_SECONDS,
+            Some(ov::DURATION_TO_SECONDS),
         ),
         (
             "getMilliseconds",
-            "timestamp_to_milliseconds",
-            Some("duration_to_milliseconds"),
+            ov::TIMESTAMP_TO_MILLISECONDS,
+            Some(ov::DURATION_TO_MILLISECONDS),
         ),
     ];
     for (name, ts_id, dur_id) in accessors {
         // cel-go spells one of the time-zone ids without "_with": keep its spelling.
-        let tz_id = if *ts_id == "timestamp_to_seconds" {
-            "timestamp_to_seconds_tz".to_string()
+        let tz_id = if *ts_id == ov::TIMESTAMP_TO_SECONDS {
+            ov::TIMESTAMP_TO_SECONDS_TZ.to_string()
         } else {
             format!("{ts_id}_with_tz")
         };
@@ -401,16 +417,16 @@ pub fn optional_functions_at(version: u32) -> Vec<FunctionDecl> {
         fns.extend([
             FunctionDecl::new(
                 "last",
-                vec![O::member("list_last", vec![Type::list(v())], opt_v())],
+                vec![O::member(ov::LIST_LAST, vec![Type::list(v())], opt_v())],
             ),
             FunctionDecl::new(
                 "first",
-                vec![O::member("list_first", vec![Type::list(v())], opt_v())],
+                vec![O::member(ov::LIST_FIRST, vec![Type::list(v())], opt_v())],
             ),
             FunctionDecl::new(
                 "optional.unwrap",
                 vec![O::global(
-                    "optional_unwrap",
+                    ov::OPTIONAL_UNWRAP,
                     vec![Type::list(opt_v())],
                     Type::list(v()),
                 )],
@@ -418,7 +434,7 @@ pub fn optional_functions_at(version: u32) -> Vec<FunctionDecl> {
             FunctionDecl::new(
                 "unwrapOpt",
                 vec![O::member(
-                    "optional_unwrapOpt",
+                    ov::OPTIONAL_UNWRAP_OPT,
                     vec![Type::list(opt_v())],
                     Type::list(v()),
                 )],
@@ -435,36 +451,40 @@ fn optional_functions_v0() -> Vec<FunctionDecl> {
     vec![
         FunctionDecl::new(
             "optional.of",
-            vec![O::global("optional_of", vec![v()], opt_v())],
+            vec![O::global(ov::OPTIONAL_OF, vec![v()], opt_v())],
         ),
         FunctionDecl::new(
             "optional.ofNonZeroValue",
-            vec![O::global("optional_ofNonZeroValue", vec![v()], opt_v())],
+            vec![O::global(
+                ov::OPTIONAL_OF_NON_ZERO_VALUE,
+                vec![v()],
+                opt_v(),
+            )],
         ),
         FunctionDecl::new(
             "optional.none",
-            vec![O::global("optional_none", vec![], opt_v())],
+            vec![O::global(ov::OPTIONAL_NONE, vec![], opt_v())],
         ),
         FunctionDecl::new(
             "value",
-            vec![O::member("optional_value", vec![opt_v()], v())],
+            vec![O::member(ov::OPTIONAL_VALUE, vec![opt_v()], v())],
         ),
         FunctionDecl::new(
             "hasValue",
-            vec![O::member("optional_hasValue", vec![opt_v()], Type::Bool)],
+            vec![O::member(ov::OPTIONAL_HAS_VALUE, vec![opt_v()], Type::Bool)],
         ),
         FunctionDecl::new(
             "or",
-            vec![O::member("optional_or_optional", vec![opt_v(), opt_v()], opt_v()).non_strict()],
+            vec![O::member(ov::OPTIONAL_OR_OPTIONAL, vec![opt_v(), opt_v()], opt_v()).non_strict()],
         ),
         FunctionDecl::new(
             "orValue",
-            vec![O::member("optional_orValue_value", vec![opt_v(), v()], v()).non_strict()],
+            vec![O::member(ov::OPTIONAL_OR_VALUE_VALUE, vec![opt_v(), v()], v()).non_strict()],
         ),
         FunctionDecl::new(
             "_?._",
             vec![O::global(
-                "select_optional_field",
+                ov::SELECT_OPTIONAL_FIELD,
                 vec![Type::Dyn, Type::String],
                 opt_v(),
             )],
@@ -473,22 +493,22 @@ fn optional_functions_v0() -> Vec<FunctionDecl> {
             "_[?_]",
             vec![
                 O::global(
-                    "list_optindex_optional_int",
+                    ov::LIST_OPTINDEX_OPTIONAL_INT,
                     vec![Type::list(v()), Type::Int],
                     opt_v(),
                 ),
                 O::global(
-                    "optional_list_optindex_optional_int",
+                    ov::OPTIONAL_LIST_OPTINDEX_OPTIONAL_INT,
                     vec![Type::optional(Type::list(v())), Type::Int],
                     opt_v(),
                 ),
                 O::global(
-                    "map_optindex_optional_value",
+                    ov::MAP_OPTINDEX_OPTIONAL_VALUE,
                     vec![Type::map(k(), v()), k()],
                     opt_v(),
                 ),
                 O::global(
-                    "optional_map_optindex_optional_value",
+                    ov::OPTIONAL_MAP_OPTINDEX_OPTIONAL_VALUE,
                     vec![Type::optional(Type::map(k(), v())), k()],
                     opt_v(),
                 ),
@@ -498,12 +518,12 @@ fn optional_functions_v0() -> Vec<FunctionDecl> {
             "_[_]",
             vec![
                 O::global(
-                    "optional_list_index_int",
+                    ov::OPTIONAL_LIST_INDEX_INT,
                     vec![Type::optional(Type::list(v())), Type::Int],
                     opt_v(),
                 ),
                 O::global(
-                    "optional_map_index_value",
+                    ov::OPTIONAL_MAP_INDEX_VALUE,
                     vec![Type::optional(Type::map(k(), v())), k()],
                     opt_v(),
                 ),
