@@ -8,7 +8,9 @@
 //! `ActualCostEstimator` do.
 //!
 //! It knows types and the checked AST, never runtime values: run-time formulas take sizes,
-//! and hooks that need to look at values are generic over the value type.
+//! and hooks that need to look at values are generic over the value type. So it depends on
+//! `cel-syntax`, `cel-types` and `cel-checker` only: not on `cel-runtime`, an evaluator, the
+//! libraries or the facade, all of which use it.
 
 #![forbid(unsafe_code)]
 

@@ -9,7 +9,9 @@
 //!
 //! It depends on the front end (`cel-syntax`, `cel-types`, `cel-checker`) and the cost model
 //! (`cel-cost`); it must not depend on runtime values, the interpreter or Cranelift, so that
-//! lowering and its tests build without code generation.
+//! lowering and its tests build without code generation. Its tests also take the extension
+//! libraries' declarations and macros from `cel-ext` (which brings `cel-runtime`), but never
+//! an evaluator, the facade or Cranelift.
 
 #![forbid(unsafe_code)]
 

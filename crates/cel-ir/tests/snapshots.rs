@@ -1,29 +1,103 @@
 //! Snapshots of the IR of representative expressions (and a check that each verifies).
 
+use std::sync::Arc;
+
+use cel_checker::{CheckedAst, CheckerEnv, CheckerOptions};
 use cel_cost::{CostOptions, CostPlan};
-use celerity::{Env, Type};
+use cel_syntax::macros::{self, MacroTable};
+use cel_syntax::{ParserOptions, Source};
+use cel_types::{FieldType, Type, TypeProvider, VariableDecl};
+
+/// The environment the snapshots are taken in: the standard library, optional types and
+/// every extension library of `cel-ext`, as the facade's
+/// `Env::builder().all_extension_libraries()` sets it up, but put together here from the
+/// parser, the checker and the libraries' declarations, so that these tests build without
+/// an evaluator or code generation (see the crate's documentation).
+struct Env {
+    parser: ParserOptions,
+    checker: CheckerEnv,
+}
+
+/// The types the libraries define (`net.IP`, ...), resolved by name.
+#[derive(Debug)]
+struct LibraryTypes(Vec<Type>);
+
+impl TypeProvider for LibraryTypes {
+    fn find_type(&self, name: &str) -> Option<Type> {
+        self.0.iter().find(|t| t.runtime_name() == name).cloned()
+    }
+    fn find_field(&self, _message: &str, _field: &str) -> Option<FieldType> {
+        None
+    }
+    fn find_enum_value(&self, _name: &str) -> Option<i64> {
+        None
+    }
+}
 
 fn env() -> Env {
-    Env::builder()
-        .all_extension_libraries()
-        .variable("x", Type::Int)
-        .variable("y", Type::Int)
-        .variable("u", Type::Uint)
-        .variable("d", Type::Double)
-        .variable("s", Type::String)
-        .variable("b", Type::Bool)
-        .variable("l", Type::list(Type::Int))
-        .variable("ls", Type::list(Type::String))
-        .variable("m", Type::map(Type::String, Type::Int))
-        .variable("self", Type::map(Type::String, Type::Dyn))
-        .variable("dy", Type::Dyn)
-        .variable("opt", Type::optional(Type::Int))
-        .build()
+    let mut checker = CheckerEnv::standard();
+    checker.add_optional_library_version(u32::MAX);
+    checker.set_options(CheckerOptions {
+        homogeneous_aggregate_literals: false,
+        cross_type_numeric_comparisons: false,
+    });
+    let mut table = MacroTable::new();
+    table.extend(macros::standard_macros());
+    table.extend(macros::optional_macros_at(u32::MAX));
+    let mut variables = Vec::new();
+    let mut functions = Vec::new();
+    let mut types = Vec::new();
+    for library in cel_ext::all_libraries() {
+        let contents = library.contents();
+        variables.extend(contents.variables);
+        functions.extend(contents.functions);
+        table.extend(contents.macros);
+        types.extend(contents.types);
+    }
+    checker.set_provider(Arc::new(LibraryTypes(types)));
+    let declared = [
+        ("x", Type::Int),
+        ("y", Type::Int),
+        ("u", Type::Uint),
+        ("d", Type::Double),
+        ("s", Type::String),
+        ("b", Type::Bool),
+        ("l", Type::list(Type::Int)),
+        ("ls", Type::list(Type::String)),
+        ("m", Type::map(Type::String, Type::Int)),
+        ("self", Type::map(Type::String, Type::Dyn)),
+        ("dy", Type::Dyn),
+        ("opt", Type::optional(Type::Int)),
+    ];
+    variables.extend(declared.into_iter().map(|(n, t)| VariableDecl::new(n, t)));
+    for v in variables {
+        checker.add_variable(v);
+    }
+    for f in functions {
+        checker.add_function(f);
+    }
+    let parser = ParserOptions {
+        enable_optional_syntax: true,
+        macros: table,
+        ..ParserOptions::default()
+    };
+    Env { parser, checker }
+}
+
+fn compile(env: &Env, expr: &str) -> CheckedAst {
+    let parsed = cel_syntax::parse(&Source::new(expr), &env.parser);
+    assert!(
+        parsed.diagnostics.is_empty(),
+        "{expr}: {:?}",
+        parsed.diagnostics
+    );
+    let (checked, diagnostics) = cel_checker::check(&env.checker, &parsed.ast);
+    assert!(diagnostics.is_empty(), "{expr}: {diagnostics:?}");
+    checked
 }
 
 fn ir(env: &Env, expr: &str) -> String {
-    let ast = env.compile(expr).unwrap_or_else(|e| panic!("{expr}: {e}"));
-    let checked = ast.checked().expect("checked");
+    let checked = &compile(env, expr);
     let costs = CostPlan::analyze(
         &checked.ast.expr,
         Some(checked),

@@ -24,6 +24,11 @@
 //! profile builds the libraries as that release has them. Library values print as the CEL that
 //! rebuilds them (`quantity("70k")`, `authorizer.path("/healthz")`).
 //!
+//! Like `cel-ext`'s, these libraries plug into any evaluator: the crate depends on
+//! `cel-syntax`, `cel-types`, `cel-runtime`, `cel-cost` and `cel-ext`, and must not depend on
+//! an evaluator (`cel-interp`, `cel-ir`, `cel-jit`), on the schema side of custom resources
+//! (`cel-k8s-schema`) or on the facade, which brings them together. Its tests use the facade.
+//!
 //! Nothing here panics on any input; parsers bound their work by the input's length, and the
 //! arbitrary-precision quantity arithmetic refuses results that would need more than
 //! [`quantity::MAX_DIGITS`] digits instead of allocating without bound.

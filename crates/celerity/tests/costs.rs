@@ -1,6 +1,7 @@
-//! Run-time costs against cel-go v0.29.2's figures (`/work/shared/docs/cost-model.md` §5.2,
-//! §5.3 and §5.4): every (expression, input, cost) data point, in cel-go's default mode and
-//! in the Kubernetes mode (presence tests free, `OptOptimize`).
+//! Run-time costs against cel-go v0.29.2's figures (§5.2, §5.3 and §5.4 of
+//! `../shared/docs/cost-model.md`, beside the repository): every (expression, input, cost)
+//! data point, in cel-go's default mode and in the Kubernetes mode (presence tests free,
+//! `OptOptimize`).
 
 use celerity::{Env, EnvOptions, MapActivation, Type, Value, value_from_json};
 

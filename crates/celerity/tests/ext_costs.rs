@@ -1,4 +1,5 @@
-//! The extension libraries' cost data of `/work/shared/docs/cost-model.md` §5.3 (cel-go
+//! The extension libraries' cost data of §5.3 of `../shared/docs/cost-model.md` (beside the
+//! repository; cel-go
 //! v0.29.2's `ext` tests: sets, lists, strings version 5, regex, bindings, and the two-variable
 //! comprehensions over variables), each point checked for both the static estimate and the
 //! run-time cost, on the interpreter, in cel-go's default mode (every extension library at its
