@@ -16,7 +16,7 @@ use cel_syntax::macros::{Macro, MacroTable};
 use cel_syntax::{Diagnostic, ParserOptions, Source};
 use cel_types::{Container, FunctionDecl, OverloadDecl, Type, TypeProvider, VariableDecl};
 
-use crate::tiering::Tiering;
+use crate::tiering::CompileSettings;
 use crate::{Ast, Backend, CompileReport, CompileTask, Issues, Program, ProgramOptions};
 
 /// Options that change what an environment accepts or how it evaluates.
@@ -217,7 +217,7 @@ pub(crate) struct EnvInner {
     pub(crate) estimate_hooks: Vec<(CostKey, EstimateFn)>,
     pub(crate) validators: Vec<cel_ext::Validator>,
     pub(crate) program_checks: Vec<cel_ext::Validator>,
-    pub(crate) tiering: Tiering,
+    pub(crate) tiering: CompileSettings,
     /// What it was built from, for [`Env::extend`].
     pub(crate) source: EnvBuilder,
 }
@@ -254,7 +254,7 @@ pub struct EnvBuilder {
     estimate_hooks: Vec<(CostKey, EstimateFn)>,
     validators: Vec<cel_ext::Validator>,
     program_checks: Vec<cel_ext::Validator>,
-    tiering: Tiering,
+    tiering: CompileSettings,
 }
 
 impl std::fmt::Debug for EnvInner {
@@ -340,7 +340,7 @@ impl Default for EnvBuilder {
             estimate_hooks: Vec::new(),
             validators: Vec::new(),
             program_checks: Vec::new(),
-            tiering: Tiering::default(),
+            tiering: CompileSettings::default(),
         }
     }
 }
@@ -611,6 +611,14 @@ impl EnvBuilder {
         hook: impl Fn(&CompileReport<'_>) + Send + Sync + 'static,
     ) -> Self {
         self.tiering.on_compile = Some(Arc::new(hook));
+        self
+    }
+
+    /// Sets where native compiles run and who hears of them, as a whole (replacing
+    /// [`compile_executor`](Self::compile_executor) and
+    /// [`on_native_compile`](Self::on_native_compile)).
+    pub fn compile_settings(mut self, settings: CompileSettings) -> Self {
+        self.tiering = settings;
         self
     }
 

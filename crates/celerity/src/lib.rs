@@ -84,7 +84,7 @@ pub use json::{
 pub use kubernetes::KubernetesEnv;
 pub use program::{Backend, EvalDetails, Program, ProgramOptions};
 pub use rust_values::{SerdeError, from_value, to_value};
-pub use tiering::{CompileReport, CompileTask, DeclineReason, NativeStatus};
+pub use tiering::{CompileReport, CompileSettings, CompileTask, DeclineReason, NativeStatus};
 
 pub mod internals {
     //! The compiler's own representations behind the facade's types, for tools that need

@@ -10,7 +10,7 @@ use cel_jit::{JitError, JitOptions, JitProgram};
 use cel_runtime::{Activation, Error, Value};
 use cel_syntax::Diagnostic;
 
-use crate::tiering::{AutoJit, DeclineReason, NativeStatus, Tiering};
+use crate::tiering::{AutoJit, CompileSettings, DeclineReason, NativeStatus};
 use crate::{Ast, Issues};
 
 /// Facts about one evaluation.
@@ -202,7 +202,7 @@ fn compile_now(
     env: &PlanEnv,
     plan: Arc<Plan>,
     options: JitOptions,
-    tiering: &Tiering,
+    tiering: &CompileSettings,
 ) -> Result<Engine, Issues> {
     let started = Instant::now();
     let compiled = JitProgram::compile(checked, env, plan, options);
@@ -242,7 +242,7 @@ impl Program {
         env: &PlanEnv,
         cost_limit: Option<u64>,
         options: ProgramOptions,
-        tiering: &Tiering,
+        tiering: &CompileSettings,
     ) -> Result<Program, Issues> {
         let plan = match &ast.checked {
             Some(checked) => Plan::checked(checked, env),

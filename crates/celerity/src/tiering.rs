@@ -104,24 +104,48 @@ pub(crate) type CompileExecutor = Arc<dyn Fn(CompileTask) + Send + Sync>;
 /// Hears of compiles: see [`EnvBuilder::on_native_compile`](crate::EnvBuilder::on_native_compile).
 pub(crate) type CompileHook = Arc<dyn Fn(&CompileReport<'_>) + Send + Sync>;
 
-/// How an environment's programs are compiled and who hears of it: the host's executor
-/// (`None`: the background thread) and hook.
+/// Where an environment's native compiles run and who hears how they went: the host's
+/// executor (none: the background thread) and hook. Set on an [`EnvBuilder`]
+/// ([`compile_executor`](crate::EnvBuilder::compile_executor),
+/// [`on_native_compile`](crate::EnvBuilder::on_native_compile)), or as a whole
+/// ([`EnvBuilder::compile_settings`](crate::EnvBuilder::compile_settings)) where
+/// environments are built for the host, as for custom resources' rules
+/// ([`RuleOptions`](crate::kubernetes::crd::RuleOptions)) and admission policies
+/// ([`AdmissionEnv`](crate::kubernetes::admission::AdmissionEnv)).
+///
+/// [`EnvBuilder`]: crate::EnvBuilder
 #[derive(Clone, Default)]
-pub(crate) struct Tiering {
+pub struct CompileSettings {
     pub(crate) executor: Option<CompileExecutor>,
     pub(crate) on_compile: Option<CompileHook>,
 }
 
-impl std::fmt::Debug for Tiering {
+impl CompileSettings {
+    /// Runs compiles with `executor` (see
+    /// [`EnvBuilder::compile_executor`](crate::EnvBuilder::compile_executor)).
+    pub fn executor(mut self, executor: impl Fn(CompileTask) + Send + Sync + 'static) -> Self {
+        self.executor = Some(Arc::new(executor));
+        self
+    }
+
+    /// Calls `hook` after each compile (see
+    /// [`EnvBuilder::on_native_compile`](crate::EnvBuilder::on_native_compile)).
+    pub fn on_compile(mut self, hook: impl Fn(&CompileReport<'_>) + Send + Sync + 'static) -> Self {
+        self.on_compile = Some(Arc::new(hook));
+        self
+    }
+}
+
+impl std::fmt::Debug for CompileSettings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tiering")
+        f.debug_struct("CompileSettings")
             .field("host_executor", &self.executor.is_some())
             .field("on_compile", &self.on_compile.is_some())
             .finish()
     }
 }
 
-impl Tiering {
+impl CompileSettings {
     /// Tells the hook, if any, how a compile went.
     pub(crate) fn report(
         &self,
@@ -235,7 +259,7 @@ pub(crate) struct AutoJit {
     env: PlanEnv,
     plan: Arc<Plan>,
     options: JitOptions,
-    tiering: Tiering,
+    tiering: CompileSettings,
     /// Evaluations counted before the compile was submitted (a few more may be counted by
     /// evaluations racing with the submitting one).
     evaluations: AtomicU32,
@@ -251,7 +275,7 @@ impl AutoJit {
         env: &PlanEnv,
         plan: Arc<Plan>,
         options: JitOptions,
-        tiering: &Tiering,
+        tiering: &CompileSettings,
     ) -> AutoJit {
         AutoJit {
             expression: expression.into(),

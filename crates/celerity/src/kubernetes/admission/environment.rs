@@ -23,7 +23,7 @@ use cel_types::{FieldType, TypeProvider};
 use serde_json::{Value as Json, json};
 
 use crate::kubernetes::KubernetesEnv;
-use crate::{Activation, Backend, Env, Program, ProgramOptions, Type, Value};
+use crate::{Activation, Backend, CompileSettings, Env, Program, ProgramOptions, Type, Value};
 
 /// The per-call cost limit of one admission expression (Kubernetes' `PerCallLimit`).
 pub const PER_CALL_LIMIT: u64 = 1_000_000;
@@ -216,6 +216,7 @@ pub struct AdmissionEnv {
     namespace: (DeclType, ValueModel),
     backend: Backend,
     kind: ExpressionKind,
+    compile: CompileSettings,
 }
 
 impl AdmissionEnv {
@@ -228,7 +229,15 @@ impl AdmissionEnv {
             namespace: typed(&namespace_schema(), NAMESPACE_TYPE),
             backend,
             kind: ExpressionKind::StoredExpressions,
+            compile: CompileSettings::default(),
         }
+    }
+
+    /// The same environment with its programs' native compiles run and reported as
+    /// `settings` say (see [`CompileSettings`]).
+    pub fn with_compile_settings(mut self, settings: CompileSettings) -> AdmissionEnv {
+        self.compile = settings;
+        self
     }
 
     /// The same environment for new or stored expressions (the API server compiles
@@ -321,6 +330,7 @@ impl AdmissionEnv {
             .builder()
             .type_provider(Arc::new(types))
             .cost_limit(Some(PER_CALL_LIMIT))
+            .compile_settings(self.compile.clone())
             .variable("object", Type::Dyn)
             .variable("oldObject", Type::Dyn)
             .variable("namespaceObject", self.namespace.0.cel_type())

@@ -15,7 +15,7 @@ use serde_json::Value as Json;
 use super::checks::{CrdHooks, TotalCost, check_schema_with_rules};
 use super::rules::{RuleOptions, default_compatibility_version};
 use super::validator::{SchemaValidator, ValidateOptions, Validation};
-use crate::Backend;
+use crate::{Backend, CompileSettings};
 
 /// How a CRD is compiled.
 #[derive(Clone, Debug)]
@@ -27,6 +27,8 @@ pub struct CrdOptions {
     pub backend: Backend,
     /// The cost limit of one rule evaluation.
     pub per_call_limit: u64,
+    /// Where native compiles run and who hears of them (see [`CompileSettings`]).
+    pub compile: CompileSettings,
 }
 
 impl CrdOptions {
@@ -47,6 +49,12 @@ impl CrdOptions {
         self.per_call_limit = value;
         self
     }
+
+    /// Sets [`CrdOptions::compile`].
+    pub fn compile(mut self, value: CompileSettings) -> Self {
+        self.compile = value;
+        self
+    }
 }
 
 impl Default for CrdOptions {
@@ -55,6 +63,7 @@ impl Default for CrdOptions {
             version: default_compatibility_version(),
             backend: Backend::Jit,
             per_call_limit: 1_000_000,
+            compile: CompileSettings::default(),
         }
     }
 }
@@ -254,6 +263,7 @@ impl CompiledCrd {
             expressions: kind,
             per_call_limit: options.per_call_limit,
             backend: options.backend,
+            compile: options.compile.clone(),
         };
         for (i, v) in versions_json.iter().enumerate() {
             let name = v

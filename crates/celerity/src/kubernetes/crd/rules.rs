@@ -10,7 +10,7 @@ use cel_k8s_schema::fieldpath::{FieldPathOptions, valid_field_path};
 use cel_k8s_schema::{Schema, ValidationRule};
 
 use crate::kubernetes::KubernetesEnv;
-use crate::{Ast, Backend, Env, Program, ProgramOptions, Type};
+use crate::{Ast, Backend, CompileSettings, Env, Program, ProgramOptions, Type};
 
 /// The variable a rule's subject is bound to.
 pub const SELF_VARIABLE: &str = "self";
@@ -34,6 +34,8 @@ pub struct RuleOptions {
     pub per_call_limit: u64,
     /// How rules run.
     pub backend: Backend,
+    /// Where native compiles run and who hears of them (see [`CompileSettings`]).
+    pub compile: CompileSettings,
 }
 
 impl RuleOptions {
@@ -60,6 +62,12 @@ impl RuleOptions {
         self.backend = value;
         self
     }
+
+    /// Sets [`RuleOptions::compile`].
+    pub fn compile(mut self, value: CompileSettings) -> Self {
+        self.compile = value;
+        self
+    }
 }
 
 impl Default for RuleOptions {
@@ -69,6 +77,7 @@ impl Default for RuleOptions {
             expressions: ExpressionKind::StoredExpressions,
             per_call_limit: 1_000_000,
             backend: Backend::Jit,
+            compile: CompileSettings::default(),
         }
     }
 }
@@ -176,6 +185,7 @@ impl RuleEnv {
             .builder()
             .type_provider(Arc::new(types))
             .cost_limit(Some(options.per_call_limit))
+            .compile_settings(options.compile.clone())
             .variable(SELF_VARIABLE, self_type.clone());
         // `oldSelf` arrived in Kubernetes 1.24.
         let has_old_self = options.version >= KubeVersion::new(1, 24);
