@@ -1603,7 +1603,10 @@ impl<'a> Lowerer<'a> {
                     if let Some(err) = lv.err {
                         let any = self.b.inst1(Op::IsErr, vec![err], Ty::Bool, id);
                         let ok = self.b.create_block();
-                        self.b.branch(any, (exit, vec![lv.v, err]), (ok, vec![]));
+                        // With the error goes the accumulator's value, never read but stored
+                        // in its slot: the slot holds only values the lowering owns, which
+                        // the verifier checks of what an update writes in place.
+                        self.b.branch(any, (exit, vec![acc.v, err]), (ok, vec![]));
                         self.b.switch_to(ok);
                     }
                     vals.push(lv.v);

@@ -3,7 +3,8 @@
 //! Every block is terminated; every value is defined exactly once; every use is dominated by
 //! its definition; jumps pass as many arguments, of the right types, as the target has
 //! parameters; branch conditions are `bool`; the results and operands of each instruction
-//! have the types its operation requires.
+//! have the types its operation requires; and an update in place only writes a value the
+//! lowering owns (see [`check_in_place`]).
 
 use std::collections::HashMap;
 
@@ -237,7 +238,7 @@ pub fn verify(func: &Function) -> Result<(), VerifyError> {
             }
         }
     }
-    Ok(())
+    check_in_place(func)
 }
 
 fn check_jump(func: &Function, from: usize, to: Block, args: &[Value]) -> Result<(), VerifyError> {
@@ -373,5 +374,177 @@ fn check_types(
         Ok(())
     } else {
         fail("operand or result types do not fit")
+    }
+}
+
+/// The operations that update their first operand in place, handing the same storage on as
+/// their result.
+fn updates_in_place(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::ListPushOpt | Op::MapEntry { .. } | Op::ListAppend | Op::MapInsert | Op::MapMerge
+    )
+}
+
+/// Where a `val` may come from, for the in-place rule.
+enum Origin {
+    /// Storage of the lowering's own: new (`list.new`, `map.new`, `own`, `box`) or handed on
+    /// by an earlier update; or a pooled constant, which lives outside the evaluation's
+    /// arena, so the update shims copy it before the first write.
+    Owned,
+    /// As owned as the values it stands for (a copy, a local slot's reads, a block
+    /// parameter), given by the edges of the graph in [`check_in_place`].
+    Derived,
+    /// Anything else: a variable's value, a call's or a field's result, an iteration
+    /// variable; storage another value may still refer to.
+    Foreign,
+}
+
+fn origin(op: &Op) -> Origin {
+    match op {
+        Op::MakeList | Op::MapNew | Op::Own | Op::Box | Op::ValConst(_) => Origin::Owned,
+        op if updates_in_place(op) => Origin::Owned,
+        Op::Copy | Op::LocalGet(_) => Origin::Derived,
+        _ => Origin::Foreign,
+    }
+}
+
+/// The rule the lowering follows for in-place updates: the value an update writes (its
+/// first operand) is one the lowering owns. Following copies, local slots (every value
+/// stored in the slot) and block parameters (every incoming argument) back to where the
+/// operand came from must lead only to new storage, to earlier updates, or to constants
+/// (see [`Origin`]); never to a variable's value or to a value another instruction made,
+/// which other values may still refer to. Loop-carried values (an accumulator slot, stored
+/// from its own updates) are owned when everything entering the cycle is.
+fn check_in_place(func: &Function) -> Result<(), VerifyError> {
+    let mut insts = func.blocks.iter().flat_map(|b| &b.insts);
+    if !insts.any(|i| updates_in_place(&i.op)) {
+        return Ok(());
+    }
+    let nv = func.types.len();
+    // Nodes: values, then local slots. `feeds[n]`: the nodes `n` flows into.
+    let slot = |s: u32| nv + s as usize;
+    let mut feeds: Vec<Vec<usize>> = vec![Vec::new(); nv + func.locals.len()];
+    let mut foreign = vec![false; nv + func.locals.len()];
+    for b in &func.blocks {
+        for inst in &b.insts {
+            if let (Op::LocalSet(s), [x]) = (&inst.op, inst.args.as_slice()) {
+                if (*s as usize) < func.locals.len() {
+                    feeds[x.0 as usize].push(slot(*s));
+                }
+                continue;
+            }
+            let Some(r) = inst.results.first() else {
+                continue;
+            };
+            if func.ty(*r) != Ty::Val {
+                continue;
+            }
+            match (origin(&inst.op), &inst.op) {
+                (Origin::Owned, _) => {}
+                (Origin::Derived, Op::LocalGet(s)) if (*s as usize) < func.locals.len() => {
+                    feeds[slot(*s)].push(r.0 as usize);
+                }
+                (Origin::Derived, Op::Copy) if inst.args.len() == 1 => {
+                    feeds[inst.args[0].0 as usize].push(r.0 as usize);
+                }
+                _ => foreign[r.0 as usize] = true,
+            }
+        }
+        let edges: Vec<(Block, &Vec<Value>)> = match b.term.as_ref() {
+            Some(Term::Jump(t, args)) => vec![(*t, args)],
+            Some(Term::Branch {
+                then, otherwise, ..
+            }) => vec![(then.0, &then.1), (otherwise.0, &otherwise.1)],
+            _ => vec![],
+        };
+        for (t, args) in edges {
+            for (a, p) in args.iter().zip(&func.block(t).params) {
+                feeds[a.0 as usize].push(p.0 as usize);
+            }
+        }
+    }
+    let mut work: Vec<usize> = (0..foreign.len()).filter(|n| foreign[*n]).collect();
+    while let Some(n) = work.pop() {
+        for &m in &feeds[n] {
+            if !foreign[m] {
+                foreign[m] = true;
+                work.push(m);
+            }
+        }
+    }
+    for (bi, b) in func.blocks.iter().enumerate() {
+        for inst in &b.insts {
+            if let (true, Some(v)) = (updates_in_place(&inst.op), inst.args.first())
+                && foreign[v.0 as usize]
+            {
+                return Err(VerifyError(format!(
+                    "bb{bi}: {:?} updates {v} in place, but {v} may be a value the lowering \
+                     does not own (a variable's, or one another instruction made)",
+                    inst.op
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Builder, Constant};
+    use cel_syntax::Literal;
+
+    /// `[1]` appended to in place, the list coming from `list_of`; returned.
+    fn append_to(list_of: impl FnOnce(&mut Builder) -> Value) -> Function {
+        let mut b = Builder::new();
+        let l = list_of(&mut b);
+        let k = b.constant(Constant::Literal(Literal::Int(1)));
+        let one = b.inst1(Op::ValConst(k), vec![], Ty::Val, 1);
+        let r = b.inst1(Op::ListAppend, vec![l, one], Ty::Val, 1);
+        let e = b.inst1(Op::NoErr, vec![], Ty::Err, 1);
+        b.terminate(Term::Return { value: r, err: e });
+        b.finish()
+    }
+
+    #[test]
+    fn in_place_update_of_a_variable_is_rejected() {
+        let f = append_to(|b| b.inst2(Op::LoadVar("xs".into()), vec![], Ty::Val, 1).0);
+        let e = verify(&f).expect_err("a variable's value updated in place");
+        assert!(e.0.contains("in place"), "{e}");
+    }
+
+    #[test]
+    fn in_place_update_of_a_new_list_is_accepted() {
+        let f = append_to(|b| b.inst1(Op::MakeList, vec![], Ty::Val, 1));
+        verify(&f).expect("a new list is the lowering's own");
+    }
+
+    #[test]
+    fn in_place_update_through_a_slot_holding_a_variable_is_rejected() {
+        // A loop-carried accumulator slot: stored from its own update and, on one path,
+        // from a variable.
+        let build = |foreign: bool| {
+            append_to(|b| {
+                let s = b.new_local(Ty::Val);
+                let init = if foreign {
+                    b.inst2(Op::LoadVar("xs".into()), vec![], Ty::Val, 1).0
+                } else {
+                    b.inst1(Op::MapNew, vec![], Ty::Val, 1)
+                };
+                b.inst0(Op::LocalSet(s), vec![init], 1);
+                let body = b.create_block();
+                b.jump(body, vec![]);
+                b.switch_to(body);
+                let acc = b.inst1(Op::LocalGet(s), vec![], Ty::Val, 1);
+                let c = b.inst1(Op::Copy, vec![acc], Ty::Val, 1);
+                let next = b.inst1(Op::ListAppend, vec![c, c], Ty::Val, 1);
+                b.inst0(Op::LocalSet(s), vec![next], 1);
+                acc
+            })
+        };
+        verify(&build(false)).expect("an accumulator of the lowering's own");
+        let e = verify(&build(true)).expect_err("a variable reached through a slot");
+        assert!(e.0.contains("in place"), "{e}");
     }
 }

@@ -15,9 +15,10 @@ use cranelift_codegen::ir::types;
 
 use crate::arena::Arena;
 
-/// The context of one evaluation, shared by generated code and the shims.
+/// The context of one evaluation, shared by generated code and the shims; `'s` is how long
+/// the evaluation's [`State`] lives.
 #[repr(C)]
-pub(crate) struct Ctx {
+pub(crate) struct Ctx<'s> {
     /// The running cost (generated code keeps it in a register and stores it here before
     /// shims that add to it, and at exit).
     pub cost: i64,
@@ -36,7 +37,7 @@ pub(crate) struct Ctx {
     /// at loop back edges.
     pub made: *const u64,
     /// Rust-side state, opaque to generated code.
-    pub state: *mut State<'static>,
+    pub state: *mut State<'s>,
     /// The host's interrupt flag (a flag that is never set when the host gave none), read
     /// at loop back edges.
     pub interrupt: *const AtomicBool,
@@ -53,14 +54,14 @@ pub(crate) const STATUS_FATAL: u32 = 2;
 /// The host interrupted the evaluation (generated code saw its flag at a back edge).
 pub(crate) const STATUS_INTERRUPTED: u32 = 3;
 
-pub(crate) const CTX_COST: i32 = offset_of!(Ctx, cost) as i32;
-pub(crate) const CTX_LIMIT: i32 = offset_of!(Ctx, limit) as i32;
-pub(crate) const CTX_RESULT: i32 = offset_of!(Ctx, result) as i32;
-pub(crate) const CTX_ERR_OUT: i32 = offset_of!(Ctx, err_out) as i32;
-pub(crate) const CTX_RESULT_ERR: i32 = offset_of!(Ctx, result_err) as i32;
-pub(crate) const CTX_MADE: i32 = offset_of!(Ctx, made) as i32;
-pub(crate) const CTX_STATUS: i32 = offset_of!(Ctx, status) as i32;
-pub(crate) const CTX_INTERRUPT: i32 = offset_of!(Ctx, interrupt) as i32;
+pub(crate) const CTX_COST: i32 = offset_of!(Ctx<'static>, cost) as i32;
+pub(crate) const CTX_LIMIT: i32 = offset_of!(Ctx<'static>, limit) as i32;
+pub(crate) const CTX_RESULT: i32 = offset_of!(Ctx<'static>, result) as i32;
+pub(crate) const CTX_ERR_OUT: i32 = offset_of!(Ctx<'static>, err_out) as i32;
+pub(crate) const CTX_RESULT_ERR: i32 = offset_of!(Ctx<'static>, result_err) as i32;
+pub(crate) const CTX_MADE: i32 = offset_of!(Ctx<'static>, made) as i32;
+pub(crate) const CTX_STATUS: i32 = offset_of!(Ctx<'static>, status) as i32;
+pub(crate) const CTX_INTERRUPT: i32 = offset_of!(Ctx<'static>, interrupt) as i32;
 
 /// Where a value's tag is.
 pub(crate) const VALUE_TAG: i32 = 0;
@@ -130,9 +131,9 @@ impl AbiType for f64 {
     }
 }
 
-impl AbiType for *mut Ctx {
+impl<'s> AbiType for *mut Ctx<'s> {
     const TYPE: types::Type = types::I64;
-    fn fallback() -> *mut Ctx {
+    fn fallback() -> *mut Ctx<'s> {
         std::ptr::null_mut()
     }
 }

@@ -574,7 +574,8 @@ impl Emitter<'_, '_> {
     }
 
     /// A loop's back edge: if enough was made since the last release (see `Arena::made`),
-    /// frees the loop's temporaries. The local slots that survive go to the shim in a stack array and are
+    /// frees the loop's temporaries. The local slots that survive go to the shim in a stack
+    /// array and are
     /// read back from it (their values may have moved).
     fn release_iteration(
         &mut self,
@@ -870,15 +871,73 @@ impl Emitter<'_, '_> {
         })
     }
 
+    /// Emits one instruction: checks that its expression id fits an inline error, then hands
+    /// it to the method for its family. The match names every op, so a new one must be routed.
     fn inst(&mut self, inst: &cel_ir::Inst) -> Result<(), JitError> {
-        let a = &inst.args;
-        let r = &inst.results;
         let expr = inst.expr;
         if !(0..=MAX_INLINE_EXPR).contains(&expr) {
             return Err(JitError::Unsupported(format!(
                 "expression id {expr} is out of range"
             )));
         }
+        match &inst.op {
+            Op::IntConst(_)
+            | Op::UintConst(_)
+            | Op::DoubleConst(_)
+            | Op::BoolConst(_)
+            | Op::ValConst(_)
+            | Op::NoErr => self.constant_inst(inst),
+            Op::LoadVar(_) | Op::Box | Op::Unbox(_) | Op::Copy => self.value_inst(inst),
+            Op::Select { .. }
+            | Op::OptSelect { .. }
+            | Op::Has { .. }
+            | Op::Index
+            | Op::OptIndex => self.access_inst(inst),
+            Op::Call { .. } | Op::MatchesConst { .. } | Op::Residual(_) => self.call_inst(inst),
+            Op::IntArith(_)
+            | Op::UintArith(_)
+            | Op::DoubleArith(_)
+            | Op::IntNeg
+            | Op::DoubleNeg
+            | Op::Not
+            | Op::BoolAnd => self.arith_inst(inst),
+            Op::ScalarCmp(_)
+            | Op::DoubleCmp(_)
+            | Op::ValEq { .. }
+            | Op::ValCmp { .. }
+            | Op::InSet(_) => self.compare_inst(inst),
+            Op::ErrOr
+            | Op::IsErr
+            | Op::NoSuchOverload
+            | Op::LogicalAnd
+            | Op::LogicalOr
+            | Op::NotStrictlyFalse => self.error_inst(inst),
+            Op::MakeList
+            | Op::ListPushOpt
+            | Op::MapNew
+            | Op::MapEntry { .. }
+            | Op::MakeStruct { .. } => self.construct_inst(inst),
+            Op::IterLen | Op::IterKey { .. } | Op::IterValue | Op::IndexInc | Op::IndexLt => {
+                self.iteration_inst(inst)
+            }
+            Op::ListAppend | Op::MapInsert | Op::MapMerge | Op::Own => self.accumulator_inst(inst),
+            Op::LocalGet(_) | Op::LocalSet(_) | Op::ArenaMark | Op::ArenaRelease { .. } => {
+                self.loop_state_inst(inst)
+            }
+            Op::Charge(_)
+            | Op::ChargeRegion(_)
+            | Op::ChargeIfOk(_)
+            | Op::ChargeQualifier { .. }
+            | Op::ChargeUnless(_)
+            | Op::ChargeCall { .. } => self.charge_inst(inst),
+            Op::OptHasValue | Op::OptValue => self.optional_inst(inst),
+        }
+    }
+
+    /// Constants: scalars become immediates (remembered for boxing and fast paths), pooled
+    /// values are built once and kept by the program.
+    fn constant_inst(&mut self, inst: &cel_ir::Inst) -> Result<(), JitError> {
+        let r = &inst.results;
         match &inst.op {
             Op::IntConst(i) => {
                 let c = self.iconst(types::I64, *i);
@@ -915,6 +974,18 @@ impl Emitter<'_, '_> {
                 let c = self.iconst(types::I32, 0);
                 self.def(r[0], c);
             }
+            other => return Err(misrouted(other)),
+        }
+        Ok(())
+    }
+
+    /// Variables, boxing and unboxing, and copies: moving a value between its scalar and boxed
+    /// forms.
+    fn value_inst(&mut self, inst: &cel_ir::Inst) -> Result<(), JitError> {
+        let a = &inst.args;
+        let r = &inst.results;
+        let expr = inst.expr;
+        match &inst.op {
             Op::LoadVar(name) => {
                 let (v, unbound) = if self.lazy_variables {
                     self.resolve_var(name)?
@@ -967,6 +1038,24 @@ impl Emitter<'_, '_> {
                 self.def(r[0], v);
                 self.def(r[1], e);
             }
+            Op::Copy => {
+                let x = self.v(a[0])?;
+                self.def(r[0], x);
+                if let Some(s) = self.scalar_consts.get(&a[0]).copied() {
+                    self.scalar_consts.insert(r[0], s);
+                }
+            }
+            other => return Err(misrouted(other)),
+        }
+        Ok(())
+    }
+
+    /// Field and index steps (`.f`, `.?f`, `has`, `[i]`, `[?i]`), all through shims.
+    fn access_inst(&mut self, inst: &cel_ir::Inst) -> Result<(), JitError> {
+        let a = &inst.args;
+        let r = &inst.results;
+        let expr = inst.expr;
+        match &inst.op {
             Op::Select { field, .. } | Op::OptSelect { field } | Op::Has { field } => {
                 let hash = MapHasher::hash_key(KeyRef::String(field));
                 let site = self.data.keep(FieldSite {
@@ -1009,6 +1098,18 @@ impl Emitter<'_, '_> {
                 self.def(r[0], v);
                 self.def(r[1], e);
             }
+            other => return Err(misrouted(other)),
+        }
+        Ok(())
+    }
+
+    /// Calls that leave generated code: library functions, constant regexes and residual
+    /// subtrees run by the interpreter.
+    fn call_inst(&mut self, inst: &cel_ir::Inst) -> Result<(), JitError> {
+        let a = &inst.args;
+        let r = &inst.results;
+        let expr = inst.expr;
+        match &inst.op {
             Op::Call {
                 function,
                 overloads,
@@ -1053,6 +1154,29 @@ impl Emitter<'_, '_> {
                 self.def(r[0], v);
                 self.def(r[1], e);
             }
+            Op::Residual(id) => {
+                let plan = cel_interp::Plan::checked_subtree(self.checked, self.env, *id)
+                    .map_err(JitError::Eval)?;
+                let site = self.data.keep(ResidualSite { plan });
+                let s = self.ptr_const(site);
+                self.spill_cost();
+                let (v, e) = self.call2(Shim::cel_rt_residual, &[s])?;
+                self.reload_cost();
+                self.check_limit();
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            other => return Err(misrouted(other)),
+        }
+        Ok(())
+    }
+
+    /// Scalar arithmetic and negation, with CEL's overflow and division checks inline.
+    fn arith_inst(&mut self, inst: &cel_ir::Inst) -> Result<(), JitError> {
+        let a = &inst.args;
+        let r = &inst.results;
+        let expr = inst.expr;
+        match &inst.op {
             Op::IntArith(op) => {
                 let x = self.v(a[0])?;
                 let y = self.v(a[1])?;
@@ -1105,6 +1229,18 @@ impl Emitter<'_, '_> {
                 let v = self.b.ins().band(x, y);
                 self.def(r[0], v);
             }
+            other => return Err(misrouted(other)),
+        }
+        Ok(())
+    }
+
+    /// Comparisons and equality, inline for scalars and `int` operands, else through shims; and
+    /// `in` a constant set.
+    fn compare_inst(&mut self, inst: &cel_ir::Inst) -> Result<(), JitError> {
+        let a = &inst.args;
+        let r = &inst.results;
+        let expr = inst.expr;
+        match &inst.op {
             Op::ScalarCmp(op) => {
                 let x = self.v(a[0])?;
                 let y = self.v(a[1])?;
@@ -1164,6 +1300,29 @@ impl Emitter<'_, '_> {
                 self.def(r[0], v);
                 self.def(r[1], e);
             }
+            Op::InSet(ks) => {
+                let mut set = Vec::with_capacity(ks.len());
+                for k in ks {
+                    set.push(self.constant(*k)?);
+                }
+                let site = self.data.keep(SetSite { set });
+                let s = self.ptr_const(site);
+                let x = self.v(a[0])?;
+                let v = self.call(Shim::cel_rt_in_set, &[x, s])?;
+                let v = self.is_nonzero(v);
+                self.def(r[0], v);
+            }
+            other => return Err(misrouted(other)),
+        }
+        Ok(())
+    }
+
+    /// Error handles, and the operators that absorb errors (`&&`, `||`, `@not_strictly_false`).
+    fn error_inst(&mut self, inst: &cel_ir::Inst) -> Result<(), JitError> {
+        let a = &inst.args;
+        let r = &inst.results;
+        let expr = inst.expr;
+        match &inst.op {
             Op::ErrOr => {
                 let x = self.v(a[0])?;
                 let y = self.v(a[1])?;
@@ -1179,171 +1338,6 @@ impl Emitter<'_, '_> {
             Op::NoSuchOverload => {
                 let h = self.iconst(types::I32, inline_error(ERR_NO_SUCH_OVERLOAD, expr));
                 self.def(r[0], h);
-            }
-            Op::MakeList => {
-                let (argv, n) = self.value_array(a)?;
-                let v = self.call(Shim::cel_rt_make_list, &[argv, n])?;
-                self.def(r[0], v);
-            }
-            Op::ListPushOpt => {
-                let l = self.v(a[0])?;
-                let x = self.v(a[1])?;
-                let id = self.iconst(types::I64, expr);
-                let (v, e) = self.call2(Shim::cel_rt_list_push_opt, &[l, x, id])?;
-                self.def(r[0], v);
-                self.def(r[1], e);
-            }
-            Op::MapNew => {
-                let v = self.call(Shim::cel_rt_map_new, &[])?;
-                self.def(r[0], v);
-            }
-            Op::MapEntry { optional } => {
-                let m = self.v(a[0])?;
-                let k = self.v(a[1])?;
-                let x = self.v(a[2])?;
-                let o = self.iconst(types::I64, *optional as i64);
-                let id = self.iconst(types::I64, expr);
-                let (v, e) = self.call2(Shim::cel_rt_map_entry, &[m, k, x, o, id])?;
-                self.def(r[0], v);
-                self.def(r[1], e);
-            }
-            Op::MakeStruct { type_name, fields } => {
-                let message = self.env.message_descriptor(type_name);
-                let site = self.data.keep(StructSite {
-                    type_name: type_name.clone(),
-                    message,
-                    builds_map: self.env.builds_map(type_name),
-                    fields: fields.clone(),
-                    expr,
-                });
-                let s = self.ptr_const(site);
-                let (argv, n) = self.value_array(a)?;
-                let (v, e) = self.call2(Shim::cel_rt_make_struct, &[s, argv, n])?;
-                self.def(r[0], v);
-                self.def(r[1], e);
-            }
-            Op::IterLen => {
-                let range = self.v(a[0])?;
-                let id = self.iconst(types::I64, expr);
-                let (v, e) = self.call2(Shim::cel_rt_iter_len, &[range, id])?;
-                self.def(r[0], v);
-                self.def(r[1], e);
-            }
-            Op::IterKey { two_var } => {
-                let range = self.v(a[0])?;
-                let i = self.v(a[1])?;
-                let two = self.iconst(types::I64, *two_var as i64);
-                let v = self.call(Shim::cel_rt_iter_key, &[range, i, two])?;
-                self.def(r[0], v);
-            }
-            Op::IterValue => {
-                let range = self.v(a[0])?;
-                let i = self.v(a[1])?;
-                let v = self.call(Shim::cel_rt_iter_value, &[range, i])?;
-                self.def(r[0], v);
-            }
-            Op::ListAppend => {
-                let l = self.v(a[0])?;
-                let x = self.v(a[1])?;
-                let v = self.call(Shim::cel_rt_list_append, &[l, x])?;
-                self.def(r[0], v);
-            }
-            Op::MapInsert => {
-                let m = self.v(a[0])?;
-                let k = self.v(a[1])?;
-                let x = self.v(a[2])?;
-                let id = self.iconst(types::I64, expr);
-                let (v, e) = self.call2(Shim::cel_rt_map_insert, &[m, k, x, id])?;
-                self.def(r[0], v);
-                self.def(r[1], e);
-            }
-            Op::MapMerge => {
-                let m = self.v(a[0])?;
-                let x = self.v(a[1])?;
-                let id = self.iconst(types::I64, expr);
-                let (v, e) = self.call2(Shim::cel_rt_map_merge, &[m, x, id])?;
-                self.def(r[0], v);
-                self.def(r[1], e);
-            }
-            Op::InSet(ks) => {
-                let mut set = Vec::with_capacity(ks.len());
-                for k in ks {
-                    set.push(self.constant(*k)?);
-                }
-                let site = self.data.keep(SetSite { set });
-                let s = self.ptr_const(site);
-                let x = self.v(a[0])?;
-                let v = self.call(Shim::cel_rt_in_set, &[x, s])?;
-                let v = self.is_nonzero(v);
-                self.def(r[0], v);
-            }
-            Op::Charge(n) => self.add_cost_imm(*n),
-            Op::ChargeRegion(ns) => {
-                let total = ns.iter().fold(0u64, |t, n| t.saturating_add(*n));
-                self.add_cost_imm(total);
-            }
-            Op::ChargeIfOk(n) => {
-                if self.track_cost {
-                    let e = self.v(a[0])?;
-                    let ok = self.icmp_c(IntCC::Equal, e, 0);
-                    let one = self.b.ins().uextend(types::I64, ok);
-                    let n = i64::try_from(*n).unwrap_or(i64::MAX).min(1 << 62);
-                    let add = if n == 1 { one } else { self.imul_c(one, n) };
-                    self.add_cost(add);
-                }
-            }
-            Op::ChargeQualifier { cost, optional } => {
-                if self.track_cost {
-                    self.charge_qualifier(*cost, *optional, a)?;
-                }
-            }
-            Op::ChargeUnless(n) => {
-                let done = self.v(a[0])?;
-                let n = i64::try_from(*n).unwrap_or(i64::MAX).min(1 << 62);
-                let amount = self.iconst(types::I64, n);
-                let zero = self.iconst(types::I64, 0);
-                let add = self.b.ins().select(done, zero, amount);
-                self.add_cost(add);
-            }
-            Op::ChargeCall { .. } if !self.track_cost => {}
-            Op::ChargeCall {
-                function,
-                overload,
-                first_arg,
-            } => {
-                let first_type = first_arg.map(|id| self.checked.type_of(id));
-                let rule = self.env.call_cost_rule(overload, function, first_type);
-                self.charge_call(rule, a)?;
-            }
-            Op::Residual(id) => {
-                let plan = cel_interp::Plan::checked_subtree(self.checked, self.env, *id)
-                    .map_err(JitError::Eval)?;
-                let site = self.data.keep(ResidualSite { plan });
-                let s = self.ptr_const(site);
-                self.spill_cost();
-                let (v, e) = self.call2(Shim::cel_rt_residual, &[s])?;
-                self.reload_cost();
-                self.check_limit();
-                self.def(r[0], v);
-                self.def(r[1], e);
-            }
-            Op::IndexInc => {
-                let x = self.v(a[0])?;
-                let v = self.iadd_c(x, 1);
-                self.def(r[0], v);
-            }
-            Op::IndexLt => {
-                let x = self.v(a[0])?;
-                let y = self.v(a[1])?;
-                let v = self.b.ins().icmp(IntCC::SignedLessThan, x, y);
-                self.def(r[0], v);
-            }
-            Op::Copy => {
-                let x = self.v(a[0])?;
-                self.def(r[0], x);
-                if let Some(s) = self.scalar_consts.get(&a[0]).copied() {
-                    self.scalar_consts.insert(r[0], s);
-                }
             }
             Op::LogicalAnd | Op::LogicalOr => {
                 let l = self.v(a[0])?;
@@ -1396,6 +1390,232 @@ impl Emitter<'_, '_> {
                 let v = self.bxor_c(strictly_false, 1);
                 self.def(r[0], v);
             }
+            other => return Err(misrouted(other)),
+        }
+        Ok(())
+    }
+
+    /// Literal lists, maps and messages: made new, then filled in place.
+    fn construct_inst(&mut self, inst: &cel_ir::Inst) -> Result<(), JitError> {
+        let a = &inst.args;
+        let r = &inst.results;
+        let expr = inst.expr;
+        match &inst.op {
+            Op::MakeList => {
+                let (argv, n) = self.value_array(a)?;
+                let v = self.call(Shim::cel_rt_make_list, &[argv, n])?;
+                self.def(r[0], v);
+            }
+            Op::ListPushOpt => {
+                let l = self.v(a[0])?;
+                let x = self.v(a[1])?;
+                let id = self.iconst(types::I64, expr);
+                let (v, e) = self.call2(Shim::cel_rt_list_push_opt, &[l, x, id])?;
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::MapNew => {
+                let v = self.call(Shim::cel_rt_map_new, &[])?;
+                self.def(r[0], v);
+            }
+            Op::MapEntry { optional } => {
+                let m = self.v(a[0])?;
+                let k = self.v(a[1])?;
+                let x = self.v(a[2])?;
+                let o = self.iconst(types::I64, *optional as i64);
+                let id = self.iconst(types::I64, expr);
+                let (v, e) = self.call2(Shim::cel_rt_map_entry, &[m, k, x, o, id])?;
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::MakeStruct { type_name, fields } => {
+                let message = self.env.message_descriptor(type_name);
+                let site = self.data.keep(StructSite {
+                    type_name: type_name.clone(),
+                    message,
+                    builds_map: self.env.builds_map(type_name),
+                    fields: fields.clone(),
+                    expr,
+                });
+                let s = self.ptr_const(site);
+                let (argv, n) = self.value_array(a)?;
+                let (v, e) = self.call2(Shim::cel_rt_make_struct, &[s, argv, n])?;
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            other => return Err(misrouted(other)),
+        }
+        Ok(())
+    }
+
+    /// A comprehension's walk over its range: its length, the variables of step `i`, and the
+    /// counter.
+    fn iteration_inst(&mut self, inst: &cel_ir::Inst) -> Result<(), JitError> {
+        let a = &inst.args;
+        let r = &inst.results;
+        let expr = inst.expr;
+        match &inst.op {
+            Op::IterLen => {
+                let range = self.v(a[0])?;
+                let id = self.iconst(types::I64, expr);
+                let (v, e) = self.call2(Shim::cel_rt_iter_len, &[range, id])?;
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::IterKey { two_var } => {
+                let range = self.v(a[0])?;
+                let i = self.v(a[1])?;
+                let two = self.iconst(types::I64, *two_var as i64);
+                let v = self.call(Shim::cel_rt_iter_key, &[range, i, two])?;
+                self.def(r[0], v);
+            }
+            Op::IterValue => {
+                let range = self.v(a[0])?;
+                let i = self.v(a[1])?;
+                let v = self.call(Shim::cel_rt_iter_value, &[range, i])?;
+                self.def(r[0], v);
+            }
+            Op::IndexInc => {
+                let x = self.v(a[0])?;
+                let v = self.iadd_c(x, 1);
+                self.def(r[0], v);
+            }
+            Op::IndexLt => {
+                let x = self.v(a[0])?;
+                let y = self.v(a[1])?;
+                let v = self.b.ins().icmp(IntCC::SignedLessThan, x, y);
+                self.def(r[0], v);
+            }
+            other => return Err(misrouted(other)),
+        }
+        Ok(())
+    }
+
+    /// Accumulator updates in place (on values the lowering owns), and giving an initial
+    /// value storage of its own.
+    fn accumulator_inst(&mut self, inst: &cel_ir::Inst) -> Result<(), JitError> {
+        let a = &inst.args;
+        let r = &inst.results;
+        let expr = inst.expr;
+        match &inst.op {
+            Op::ListAppend => {
+                let l = self.v(a[0])?;
+                let x = self.v(a[1])?;
+                let v = self.call(Shim::cel_rt_list_append, &[l, x])?;
+                self.def(r[0], v);
+            }
+            Op::MapInsert => {
+                let m = self.v(a[0])?;
+                let k = self.v(a[1])?;
+                let x = self.v(a[2])?;
+                let id = self.iconst(types::I64, expr);
+                let (v, e) = self.call2(Shim::cel_rt_map_insert, &[m, k, x, id])?;
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::MapMerge => {
+                let m = self.v(a[0])?;
+                let x = self.v(a[1])?;
+                let id = self.iconst(types::I64, expr);
+                let (v, e) = self.call2(Shim::cel_rt_map_merge, &[m, x, id])?;
+                self.def(r[0], v);
+                self.def(r[1], e);
+            }
+            Op::Own => {
+                let x = self.v(a[0])?;
+                let v = self.call(Shim::cel_rt_own, &[x])?;
+                self.def(r[0], v);
+            }
+            other => return Err(misrouted(other)),
+        }
+        Ok(())
+    }
+
+    /// Local slots, and the arena mark and release that free a loop's temporaries with each
+    /// iteration.
+    fn loop_state_inst(&mut self, inst: &cel_ir::Inst) -> Result<(), JitError> {
+        let a = &inst.args;
+        let r = &inst.results;
+        match &inst.op {
+            Op::LocalGet(slot) => {
+                let var = self.local(*slot)?;
+                let v = self.b.use_var(var);
+                self.def(r[0], v);
+            }
+            Op::LocalSet(slot) => {
+                let var = self.local(*slot)?;
+                let x = self.v(a[0])?;
+                self.b.def_var(var, x);
+            }
+            Op::ArenaMark => {
+                let m = self.call(Shim::cel_rt_iteration_mark, &[])?;
+                self.def(r[0], m);
+                // What was made so far: the baseline the back edges compare with.
+                let made = self.load_made();
+                let baseline = self.b.declare_var(types::I64);
+                self.b.def_var(baseline, made);
+                self.made_baselines.insert(r[0], baseline);
+            }
+            Op::ArenaRelease { vals, errs } => self.release_iteration(a[0], vals, errs)?,
+            other => return Err(misrouted(other)),
+        }
+        Ok(())
+    }
+
+    /// Cost charges: constants add to the running cost, the rest depend on values computed
+    /// here.
+    fn charge_inst(&mut self, inst: &cel_ir::Inst) -> Result<(), JitError> {
+        let a = &inst.args;
+        match &inst.op {
+            Op::Charge(n) => self.add_cost_imm(*n),
+            Op::ChargeRegion(ns) => {
+                let total = ns.iter().fold(0u64, |t, n| t.saturating_add(*n));
+                self.add_cost_imm(total);
+            }
+            Op::ChargeIfOk(n) => {
+                if self.track_cost {
+                    let e = self.v(a[0])?;
+                    let ok = self.icmp_c(IntCC::Equal, e, 0);
+                    let one = self.b.ins().uextend(types::I64, ok);
+                    let n = i64::try_from(*n).unwrap_or(i64::MAX).min(1 << 62);
+                    let add = if n == 1 { one } else { self.imul_c(one, n) };
+                    self.add_cost(add);
+                }
+            }
+            Op::ChargeQualifier { cost, optional } => {
+                if self.track_cost {
+                    self.charge_qualifier(*cost, *optional, a)?;
+                }
+            }
+            Op::ChargeUnless(n) => {
+                let done = self.v(a[0])?;
+                let n = i64::try_from(*n).unwrap_or(i64::MAX).min(1 << 62);
+                let amount = self.iconst(types::I64, n);
+                let zero = self.iconst(types::I64, 0);
+                let add = self.b.ins().select(done, zero, amount);
+                self.add_cost(add);
+            }
+            Op::ChargeCall { .. } if !self.track_cost => {}
+            Op::ChargeCall {
+                function,
+                overload,
+                first_arg,
+            } => {
+                let first_type = first_arg.map(|id| self.checked.type_of(id));
+                let rule = self.env.call_cost_rule(overload, function, first_type);
+                self.charge_call(rule, a)?;
+            }
+            other => return Err(misrouted(other)),
+        }
+        Ok(())
+    }
+
+    /// Optional values: whether one is present, and its content.
+    fn optional_inst(&mut self, inst: &cel_ir::Inst) -> Result<(), JitError> {
+        let a = &inst.args;
+        let r = &inst.results;
+        let expr = inst.expr;
+        match &inst.op {
             Op::OptHasValue => {
                 let x = self.v(a[0])?;
                 let id = self.iconst(types::I64, expr);
@@ -1409,31 +1629,7 @@ impl Emitter<'_, '_> {
                 let v = self.call(Shim::cel_rt_opt_value, &[x])?;
                 self.def(r[0], v);
             }
-            Op::LocalGet(slot) => {
-                let var = self.local(*slot)?;
-                let v = self.b.use_var(var);
-                self.def(r[0], v);
-            }
-            Op::LocalSet(slot) => {
-                let var = self.local(*slot)?;
-                let x = self.v(a[0])?;
-                self.b.def_var(var, x);
-            }
-            Op::Own => {
-                let x = self.v(a[0])?;
-                let v = self.call(Shim::cel_rt_own, &[x])?;
-                self.def(r[0], v);
-            }
-            Op::ArenaMark => {
-                let m = self.call(Shim::cel_rt_iteration_mark, &[])?;
-                self.def(r[0], m);
-                // What was made so far: the baseline the back edges compare with.
-                let made = self.load_made();
-                let baseline = self.b.declare_var(types::I64);
-                self.b.def_var(baseline, made);
-                self.made_baselines.insert(r[0], baseline);
-            }
-            Op::ArenaRelease { vals, errs } => self.release_iteration(a[0], vals, errs)?,
+            other => return Err(misrouted(other)),
         }
         Ok(())
     }
@@ -1833,6 +2029,12 @@ impl Emitter<'_, '_> {
             }
         }
     }
+}
+
+/// The error for an instruction handed to a family method that does not emit it (the
+/// dispatcher in `Emitter::inst` routes each op to one family).
+fn misrouted(op: &Op) -> JitError {
+    JitError::Codegen(format!("instruction {op:?} routed to the wrong family"))
 }
 
 fn int_cc(op: CmpOp, signed: bool) -> IntCC {

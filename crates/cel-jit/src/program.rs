@@ -102,7 +102,7 @@ fn isa(fast_compile: bool) -> Result<OwnedTargetIsa, JitError> {
 }
 
 /// The entry point of generated code.
-type Entry = unsafe extern "C" fn(*mut Ctx);
+type Entry = unsafe extern "C" fn(*mut Ctx<'_>);
 
 /// A CEL expression compiled to native code.
 pub struct JitProgram {
@@ -254,8 +254,7 @@ impl JitProgram {
             result_err: 0,
             status: 0,
             made: st.arena.made_counter(),
-            // The lifetime is erased for the C boundary; `st` outlives the call below.
-            state: (&mut st as *mut State<'_>).cast::<State<'static>>(),
+            state: &mut st,
             interrupt: interrupt.unwrap_or(&NEVER_INTERRUPTED),
         };
         // SAFETY: `entry` is this program's finalised function, whose module lives as long as

@@ -8,6 +8,11 @@
 //! generated code. A fallible shim writes the error handle of its outcome to
 //! `Ctx::err_out` (0 on success); a value-returning shim always returns a valid pointer
 //! (to [`NULL_VALUE`] when it failed).
+//!
+//! The boundary is explicit: the helpers that dereference what generated code passes (the
+//! context, value and site pointers, arrays) are `unsafe fn`s whose contract is what
+//! generated code guarantees for the length of one shim call, and the [`shims!`] macro
+//! states that guarantee once, in the one `unsafe` block each shim's body runs in.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -158,7 +163,7 @@ macro_rules! shims {
             /// Parameter types, the context first.
             pub(crate) fn params(self) -> &'static [types::Type] {
                 match self {
-                    $(Shim::$name => &[<*mut Ctx as AbiType>::TYPE $(, <$ty as AbiType>::TYPE)*],)*
+                    $(Shim::$name => &[<*mut Ctx<'static> as AbiType>::TYPE $(, <$ty as AbiType>::TYPE)*],)*
                 }
             }
 
@@ -177,16 +182,28 @@ macro_rules! shims {
 
         $(
             $(#[$doc])*
-            extern "C" fn $name($ctx: *mut Ctx $(, $arg: $ty)*) -> $ret {
-                guard($ctx, move || -> $ret { $body })
+            extern "C" fn $name($ctx: *mut Ctx<'_> $(, $arg: $ty)*) -> $ret {
+                // SAFETY: generated code calls a shim only with the context the entry wrapper
+                // gave it (live, its `State` too, for the whole call, with no other reference
+                // to either in use while the shim runs), and with operands valid for the call:
+                // value pointers to live values (the program's constants, the activation's,
+                // the arena's, `NULL_VALUE`), site pointers to the program's own sites, and
+                // arrays of as many initialised elements as it says. That is the contract of
+                // the helpers the body calls (`state`, `val`, `site`, `values`, `owned`, ...),
+                // and no reference they return outlives the call.
+                unsafe { guard($ctx, move || -> $ret { $body }) }
             }
         )*
     };
 }
 
 /// Runs a shim's body, turning a panic into a stopped evaluation.
+///
+/// # Safety
+///
+/// `ctx` is the live context of the evaluation, as for [`state`].
 #[inline]
-fn guard<R: AbiType>(ctx: *mut Ctx, body: impl FnOnce() -> R) -> R {
+unsafe fn guard<R: AbiType>(ctx: *mut Ctx<'_>, body: impl FnOnce() -> R) -> R {
     match std::panic::catch_unwind(AssertUnwindSafe(body)) {
         Ok(r) => r,
         Err(payload) => {
@@ -195,64 +212,93 @@ fn guard<R: AbiType>(ctx: *mut Ctx, body: impl FnOnce() -> R) -> R {
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "a runtime helper panicked".into());
-            stop(ctx, STATUS_FATAL, Error::internal(msg));
+            // SAFETY: the caller's contract.
+            unsafe { stop(ctx, STATUS_FATAL, Error::internal(msg)) };
             R::fallback()
         }
     }
 }
 
 /// The running cost (as last stored by generated code) and the limit.
-fn cost_and_limit(ctx: *mut Ctx) -> (i64, i64) {
-    // SAFETY: as in `stop`: the live context, with no Rust reference to it held.
+///
+/// # Safety
+///
+/// As for [`state`].
+unsafe fn cost_and_limit(ctx: *mut Ctx<'_>) -> (i64, i64) {
+    // SAFETY: the live context (the caller's contract), no reference to it held.
     unsafe { ((*ctx).cost, (*ctx).limit) }
 }
 
 /// Stops the evaluation: the next limit check in generated code leaves it.
-fn stop(ctx: *mut Ctx, status: u32, why: Error) {
+///
+/// # Safety
+///
+/// As for [`state`].
+unsafe fn stop(ctx: *mut Ctx<'_>, status: u32, why: Error) {
     // SAFETY: `ctx` is the live context the entry wrapper passed to generated code, which
-    // passes it on unchanged; no Rust reference to it is held across this call.
+    // passes it on unchanged (the caller's contract); no reference to it is held.
     unsafe {
         (*ctx).limit = -1;
         if (*ctx).status == 0 {
             (*ctx).status = status;
         }
     }
-    let st = state(ctx);
+    // SAFETY: the caller's contract.
+    let st = unsafe { state(ctx) };
     if st.stop.is_none() {
         st.stop = Some(why);
     }
 }
 
-/// The Rust-side state of the evaluation.
+/// The Rust-side state of the evaluation, for as long as its lifetime `'s` says it lives
+/// (the reference's own lifetime `'a` is the caller's to bound).
+///
+/// # Safety
+///
+/// `ctx` is the live context the entry wrapper passed to generated code, pointing at the
+/// evaluation's `State`; the reference is not kept past the shim call that asked for it, and
+/// no other reference to the `State` is in use while it is (shims run one at a time on the
+/// evaluating thread, and the entry wrapper does not touch the state until generated code
+/// returns).
 #[inline]
-fn state<'a>(ctx: *mut Ctx) -> &'a mut State<'static> {
-    // SAFETY: the entry wrapper points `state` at a `State` that outlives the call into
-    // generated code; shims run one at a time on the evaluating thread and do not keep the
-    // reference past their return.
+unsafe fn state<'a, 's>(ctx: *mut Ctx<'s>) -> &'a mut State<'s> {
+    // SAFETY: the caller's contract.
     unsafe { &mut *(*ctx).state }
 }
 
 /// A value generated code passes.
+///
+/// # Safety
+///
+/// `p` points at a live value (generated code only holds pointers to the program's
+/// constants, the activation's values, the arena's values, alive until the evaluation
+/// ends, and `NULL_VALUE`), and the reference is not kept past the shim call.
 #[inline]
-fn val<'a>(p: *const Value) -> &'a Value {
-    // SAFETY: generated code only holds pointers to live values: the program's constants,
-    // the activation's values, the arena's values (alive until the evaluation ends) and
-    // `NULL_VALUE`.
+unsafe fn val<'a>(p: *const Value) -> &'a Value {
+    // SAFETY: the caller's contract.
     unsafe { &*p }
 }
 
-/// A site of the program (owned by the program, alive while it runs).
+/// A site of the program.
+///
+/// # Safety
+///
+/// `p` is a site's address that generated code embeds as a constant: sites are boxed in the
+/// compiled program, which outlives every evaluation of it.
 #[inline]
-fn site<'a, T>(p: *const T) -> &'a T {
-    // SAFETY: sites are boxed in the compiled program, which outlives every evaluation of it;
-    // generated code embeds their addresses as constants.
+unsafe fn site<'a, T>(p: *const T) -> &'a T {
+    // SAFETY: the caller's contract.
     unsafe { &*p }
 }
 
 /// Records a fallible shim's outcome.
+///
+/// # Safety
+///
+/// As for [`state`].
 #[inline]
-fn set_err(ctx: *mut Ctx, handle: u32) {
-    // SAFETY: as in `stop`.
+unsafe fn set_err(ctx: *mut Ctx<'_>, handle: u32) {
+    // SAFETY: the live context (the caller's contract), no reference to it held.
     unsafe { (*ctx).err_out = handle }
 }
 
@@ -260,68 +306,91 @@ static TRUE_VALUE: Value = Value::Bool(true);
 static FALSE_VALUE: Value = Value::Bool(false);
 
 /// Returns a fallible shim's value: into the arena, or the error's handle.
+///
+/// # Safety
+///
+/// As for [`state`].
 #[inline]
-fn put(ctx: *mut Ctx, r: Result<Value>) -> *const Value {
-    let st = state(ctx);
-    match r {
-        // Booleans (most call results) and null need no storage of their own.
-        Ok(Value::Bool(true)) => {
-            set_err(ctx, 0);
-            &TRUE_VALUE
-        }
-        Ok(Value::Bool(false)) => {
-            set_err(ctx, 0);
-            &FALSE_VALUE
-        }
-        Ok(Value::Null) => {
-            set_err(ctx, 0);
-            &NULL_VALUE
-        }
-        Ok(v) => {
-            set_err(ctx, 0);
-            st.arena.alloc(v)
-        }
-        Err(e) => {
-            let h = st.error(e);
-            set_err(ctx, h);
-            &NULL_VALUE
+unsafe fn put(ctx: *mut Ctx<'_>, r: Result<Value>) -> *const Value {
+    // SAFETY: the caller's contract covers every use of the pointers here.
+    unsafe {
+        let st = state(ctx);
+        match r {
+            // Booleans (most call results) and null need no storage of their own.
+            Ok(Value::Bool(true)) => {
+                set_err(ctx, 0);
+                &TRUE_VALUE
+            }
+            Ok(Value::Bool(false)) => {
+                set_err(ctx, 0);
+                &FALSE_VALUE
+            }
+            Ok(Value::Null) => {
+                set_err(ctx, 0);
+                &NULL_VALUE
+            }
+            Ok(v) => {
+                set_err(ctx, 0);
+                st.arena.alloc(v)
+            }
+            Err(e) => {
+                let h = st.error(e);
+                set_err(ctx, h);
+                &NULL_VALUE
+            }
         }
     }
 }
 
 /// Returns a fallible shim's boolean (as 0 or 1).
+///
+/// # Safety
+///
+/// As for [`state`].
 #[inline]
-fn put_bool(ctx: *mut Ctx, r: Result<Value>) -> i64 {
-    match r {
-        Ok(Value::Bool(b)) => {
-            set_err(ctx, 0);
-            b as i64
-        }
-        Ok(other) => {
-            let h = state(ctx).error(Error::internal(format!(
-                "expected a bool, got {}",
-                other.type_name()
-            )));
-            set_err(ctx, h);
-            0
-        }
-        Err(e) => {
-            let h = state(ctx).error(e);
-            set_err(ctx, h);
-            0
+unsafe fn put_bool(ctx: *mut Ctx<'_>, r: Result<Value>) -> i64 {
+    // SAFETY: the caller's contract covers every use of the pointers here.
+    unsafe {
+        match r {
+            Ok(Value::Bool(b)) => {
+                set_err(ctx, 0);
+                b as i64
+            }
+            Ok(other) => {
+                let h = state(ctx).error(Error::internal(format!(
+                    "expected a bool, got {}",
+                    other.type_name()
+                )));
+                set_err(ctx, h);
+                0
+            }
+            Err(e) => {
+                let h = state(ctx).error(e);
+                set_err(ctx, h);
+                0
+            }
         }
     }
 }
 
 /// A value of the arena that may be updated in place: the value itself when the arena holds
 /// it, else a copy moved into the arena (a constant or a variable is never written).
+///
+/// # Safety
+///
+/// `ctx` as for [`state`], `p` as for [`val`]; and generated code hands a value to an
+/// in-place update only as the sole holder of it (a fresh list or map being built, or an
+/// accumulator, which the lowering gives storage of its own: `cel_ir::verify` checks that
+/// every update's operand comes from such storage).
 #[inline]
-fn owned<'a>(ctx: *mut Ctx, p: *const Value) -> (*mut Value, &'a mut Value) {
-    let st = state(ctx);
+unsafe fn owned<'a>(ctx: *mut Ctx<'_>, p: *const Value) -> (*mut Value, &'a mut Value) {
+    // SAFETY: the caller's contract.
+    let st = unsafe { state(ctx) };
     let p = if st.arena.owns(p) {
         p.cast_mut()
     } else {
-        st.arena.alloc(val(p).clone())
+        // SAFETY: the caller's contract.
+        st.arena.alloc(unsafe { val(p) }.clone())
     };
     // SAFETY: `p` is a value of this evaluation's arena. Generated code hands a value to an
     // in-place update only as the sole holder of it (a fresh list or map being built, or an
@@ -343,12 +412,19 @@ pub(crate) fn error_of(code: i64) -> Error {
 
 /// The value of a `(value, err)` pair as the interpreter passes it to a cost rule: null
 /// for an argument that failed.
-fn arg_value(ctx: *mut Ctx, pair: &ValErr) -> Value {
-    let _ = ctx;
-    if pair.err != 0 {
-        Value::Null
-    } else {
-        val(pair.value).clone()
+///
+/// # Safety
+///
+/// A pair without error holds a value as for [`val`].
+unsafe fn arg_value(ctx: *mut Ctx<'_>, pair: &ValErr) -> Value {
+    // SAFETY: the caller's contract covers every use of the pointers here.
+    unsafe {
+        let _ = ctx;
+        if pair.err != 0 {
+            Value::Null
+        } else {
+            val(pair.value).clone()
+        }
     }
 }
 
@@ -661,8 +737,8 @@ shims! {
     fn cel_rt_charge_call(ctx, site_ptr: *const CostSite, pairs: *const ValErr, n: i64) -> i64 {
         let s = site(site_ptr);
         let n = usize::try_from(n).unwrap_or(0);
-        // SAFETY: generated code passes a stack array of `n` initialised pairs.
-        let pairs = unsafe { std::slice::from_raw_parts(pairs, n) };
+        // Generated code passes a stack array of `n` initialised pairs.
+        let pairs = std::slice::from_raw_parts(pairs, n);
         let (result, args) = match pairs.split_last() {
             Some(x) => x,
             None => return 0,
@@ -739,8 +815,7 @@ shims! {
     /// A subtree evaluated by the interpreter, charged against the same budget.
     fn cel_rt_residual(ctx, site_ptr: *const ResidualSite) -> *const Value {
         let s = site(site_ptr);
-        // SAFETY: as in `stop`.
-        let (cost, limit) = unsafe { ((*ctx).cost, (*ctx).limit) };
+        let (cost, limit) = cost_and_limit(ctx);
         let remaining = if limit == i64::MAX {
             None
         } else {
@@ -749,8 +824,8 @@ shims! {
         let st = state(ctx);
         let ev = s.plan.eval_with_limit(st.activation, remaining);
         let spent = i64::try_from(ev.cost).unwrap_or(i64::MAX).min(1 << 62);
-        // SAFETY: as in `stop`.
-        unsafe { (*ctx).cost = cost.saturating_add(spent) };
+        // The live context, no reference to it held (as in `stop`).
+        (*ctx).cost = cost.saturating_add(spent);
         match ev.result {
             Err(e) if !e.is_absorbable() => {
                 // Over the limit (or cancelled): the interpreter redoes the whole evaluation
@@ -816,7 +891,18 @@ shims! {
 }
 
 /// The body of `cel_rt_iteration_release`.
-fn release_iteration(st: &mut State<'_>, mark: u64, slots: *mut u64, nvals: usize, nerrs: usize) {
+///
+/// # Safety
+///
+/// `slots` is an array of `nvals + nerrs` words (when that is positive) that generated code
+/// owns and does not touch until this call returns.
+unsafe fn release_iteration(
+    st: &mut State<'_>,
+    mark: u64,
+    slots: *mut u64,
+    nvals: usize,
+    nerrs: usize,
+) {
     if mark == u64::MAX {
         return;
     }
@@ -825,8 +911,7 @@ fn release_iteration(st: &mut State<'_>, mark: u64, slots: *mut u64, nvals: usiz
     let words: &mut [u64] = if nvals + nerrs == 0 {
         &mut []
     } else {
-        // SAFETY: generated code passes a stack array of `nvals + nerrs` words it owns and
-        // does not touch until this call returns.
+        // SAFETY: the caller's contract.
         unsafe { std::slice::from_raw_parts_mut(slots, nvals + nerrs) }
     };
     let (values, errors) = words.split_at_mut(nvals);
@@ -836,38 +921,55 @@ fn release_iteration(st: &mut State<'_>, mark: u64, slots: *mut u64, nvals: usiz
 
 /// `cel.@mapInsert` on the accumulator's own storage: the map is taken out, updated and put
 /// back (an entry, or every entry of `value` when `key` is `None`).
-fn map_insert_in_place(
-    ctx: *mut Ctx,
+///
+/// # Safety
+///
+/// As for [`owned`].
+unsafe fn map_insert_in_place(
+    ctx: *mut Ctx<'_>,
     acc: *const Value,
     key: Option<Value>,
     value: Value,
     expr: i64,
 ) -> *const Value {
-    let (p, slot) = owned(ctx, acc);
-    let taken = std::mem::replace(slot, Value::Null);
-    match ops::map_insert(expr, Ok(taken), key, Ok(value)) {
-        Ok(m) => {
-            *slot = m;
-            set_err(ctx, 0);
-            p
-        }
-        Err(e) => {
-            let h = state(ctx).error(e);
-            set_err(ctx, h);
-            &NULL_VALUE
+    // SAFETY: the caller's contract covers every use of the pointers here.
+    unsafe {
+        let (p, slot) = owned(ctx, acc);
+        let taken = std::mem::replace(slot, Value::Null);
+        match ops::map_insert(expr, Ok(taken), key, Ok(value)) {
+            Ok(m) => {
+                *slot = m;
+                set_err(ctx, 0);
+                p
+            }
+            Err(e) => {
+                let h = state(ctx).error(e);
+                set_err(ctx, h);
+                &NULL_VALUE
+            }
         }
     }
 }
 
 /// Clones `n` values from an array of pointers.
-fn values(argv: *const *const Value, n: i64) -> Vec<Value> {
+///
+/// # Safety
+///
+/// `argv` is an array of `n` value pointers, each as for [`val`] (when `n` is positive).
+unsafe fn values(argv: *const *const Value, n: i64) -> Vec<Value> {
     let n = usize::try_from(n).unwrap_or(0);
     if n == 0 {
         return Vec::new();
     }
-    // SAFETY: generated code passes a stack array of `n` value pointers.
+    // SAFETY: generated code passes a stack array of `n` value pointers (the caller's
+    // contract), each a live value.
     let ptrs = unsafe { std::slice::from_raw_parts(argv, n) };
-    ptrs.iter().map(|p| val(*p).clone()).collect()
+    ptrs.iter()
+        .map(|p| {
+            // SAFETY: each pointer is a live value (the caller's contract).
+            unsafe { val(*p) }.clone()
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -903,10 +1005,11 @@ mod tests {
             result_err: 0,
             status: 0,
             made: st.arena.made_counter(),
-            state: (&mut st as *mut State<'_>).cast(),
+            state: &mut st,
             interrupt: &crate::abi::NEVER_INTERRUPTED,
         };
-        let r: i64 = guard(&mut ctx, || panic!("boom"));
+        // SAFETY: `ctx` is live and points at `st`, neither otherwise in use during the call.
+        let r: i64 = unsafe { guard(&mut ctx, || panic!("boom")) };
         assert_eq!(r, 0);
         assert_eq!(ctx.status, STATUS_FATAL);
         assert_eq!(ctx.limit, -1);
