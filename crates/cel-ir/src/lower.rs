@@ -12,6 +12,7 @@
 //! smallest enclosing subtree without free comprehension variables is left to the
 //! interpreter, so every checked program lowers.
 
+use cel_types::overloads as ov;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -1768,9 +1769,9 @@ fn inline_op(
     };
     let id = only.as_ref();
     let r = match id {
-        "negate_int64" if argc == 1 => (Op::IntNeg, Ty::Int),
-        "negate_double" if argc == 1 => (Op::DoubleNeg, Ty::Double),
-        "logical_not" if argc == 1 => (Op::Not, Ty::Bool),
+        ov::NEGATE_INT64 if argc == 1 => (Op::IntNeg, Ty::Int),
+        ov::NEGATE_DOUBLE if argc == 1 => (Op::DoubleNeg, Ty::Double),
+        ov::LOGICAL_NOT if argc == 1 => (Op::Not, Ty::Bool),
         _ => {
             let (name, suffix) = id.rsplit_once('_')?;
             match (arith(name), cmp(name), suffix) {

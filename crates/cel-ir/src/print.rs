@@ -118,7 +118,7 @@ fn op_text(op: &Op) -> String {
         Op::Copy => "copy".into(),
         Op::LogicalAnd => "logical.and".into(),
         Op::LogicalOr => "logical.or".into(),
-        Op::NotStrictlyFalse => "not_strictly_false".into(),
+        Op::NotStrictlyFalse => cel_types::overloads::NOT_STRICTLY_FALSE.into(),
         Op::OptHasValue => "opt.has_value".into(),
         Op::OptValue => "opt.value".into(),
         Op::LocalGet(s) => format!("local.get l{s}"),
