@@ -602,7 +602,7 @@ impl EnvBuilder {
     /// let env = Env::builder()
     ///     .on_native_compile(move |report| seen.lock().unwrap().push(report.outcome.clone()))
     ///     .build();
-    /// let options = ProgramOptions { backend: Backend::Jit, ..ProgramOptions::default() };
+    /// let options = ProgramOptions::default().backend(Backend::Jit);
     /// env.program_with(&env.compile("1 < 2").unwrap(), options).unwrap();
     /// assert_eq!(*outcomes.lock().unwrap(), [NativeStatus::Compiled]);
     /// ```
