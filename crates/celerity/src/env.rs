@@ -74,90 +74,6 @@ pub struct EnvOptions {
 }
 
 impl EnvOptions {
-    /// Sets [`EnvOptions::optional_types`].
-    pub fn optional_types(mut self, value: bool) -> Self {
-        self.optional_types = value;
-        self
-    }
-
-    /// Sets [`EnvOptions::optional_types_version`].
-    pub fn optional_types_version(mut self, value: u32) -> Self {
-        self.optional_types_version = value;
-        self
-    }
-
-    /// Sets [`EnvOptions::homogeneous_aggregate_literals`].
-    pub fn homogeneous_aggregate_literals(mut self, value: bool) -> Self {
-        self.homogeneous_aggregate_literals = value;
-        self
-    }
-
-    /// Sets [`EnvOptions::cross_type_numeric_comparisons`].
-    pub fn cross_type_numeric_comparisons(mut self, value: bool) -> Self {
-        self.cross_type_numeric_comparisons = value;
-        self
-    }
-
-    /// Sets [`EnvOptions::macros`].
-    pub fn macros(mut self, value: bool) -> Self {
-        self.macros = value;
-        self
-    }
-
-    /// Sets [`EnvOptions::max_recursion_depth`].
-    pub fn max_recursion_depth(mut self, value: usize) -> Self {
-        self.max_recursion_depth = value;
-        self
-    }
-
-    /// Sets [`EnvOptions::expression_size_limit`].
-    pub fn expression_size_limit(mut self, value: usize) -> Self {
-        self.expression_size_limit = value;
-        self
-    }
-
-    /// Sets [`EnvOptions::presence_test_has_cost`].
-    pub fn presence_test_has_cost(mut self, value: bool) -> Self {
-        self.presence_test_has_cost = value;
-        self
-    }
-
-    /// Sets [`EnvOptions::optimize`].
-    pub fn optimize(mut self, value: bool) -> Self {
-        self.optimize = value;
-        self
-    }
-
-    /// Sets [`EnvOptions::cost_limit`].
-    pub fn cost_limit(mut self, value: Option<u64>) -> Self {
-        self.cost_limit = value;
-        self
-    }
-
-    /// Sets [`EnvOptions::validate_duration_literals`].
-    pub fn validate_duration_literals(mut self, value: bool) -> Self {
-        self.validate_duration_literals = value;
-        self
-    }
-
-    /// Sets [`EnvOptions::validate_timestamp_literals`].
-    pub fn validate_timestamp_literals(mut self, value: bool) -> Self {
-        self.validate_timestamp_literals = value;
-        self
-    }
-
-    /// Sets [`EnvOptions::validate_regex_literals`].
-    pub fn validate_regex_literals(mut self, value: bool) -> Self {
-        self.validate_regex_literals = value;
-        self
-    }
-
-    /// Sets [`EnvOptions::backend`].
-    pub fn backend(mut self, value: Backend) -> Self {
-        self.backend = value;
-        self
-    }
-
     /// What the Kubernetes API server sets (for the newest version, without its libraries):
     /// homogeneous aggregate literals, cross-type numeric comparisons, optional types, the
     /// four literal validators, `OptOptimize`, free presence tests, and the per-call cost
@@ -198,6 +114,23 @@ impl Default for EnvOptions {
         }
     }
 }
+
+crate::option_setters!(EnvOptions {
+    optional_types: bool,
+    optional_types_version: u32,
+    homogeneous_aggregate_literals: bool,
+    cross_type_numeric_comparisons: bool,
+    macros: bool,
+    max_recursion_depth: usize,
+    expression_size_limit: usize,
+    presence_test_has_cost: bool,
+    optimize: bool,
+    cost_limit: Option<u64>,
+    validate_duration_literals: bool,
+    validate_timestamp_literals: bool,
+    validate_regex_literals: bool,
+    backend: Backend,
+});
 
 /// A compilation environment: what expressions may refer to, and how they are parsed,
 /// checked and planned.

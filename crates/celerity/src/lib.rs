@@ -51,6 +51,24 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+/// Builder-style setters for the public fields of an options struct that is
+/// `#[non_exhaustive]` (so it can grow without breaking hosts, which build it from its
+/// `default()` and these setters).
+macro_rules! option_setters {
+    ($ty:ident { $($field:ident: $t:ty),* $(,)? }) => {
+        impl $ty {
+            $(
+                #[doc = concat!("Sets [`", stringify!($ty), "::", stringify!($field), "`].")]
+                pub fn $field(mut self, value: $t) -> Self {
+                    self.$field = value;
+                    self
+                }
+            )*
+        }
+    };
+}
+pub(crate) use option_setters;
+
 mod ast;
 mod env;
 pub mod host_fn;

@@ -129,37 +129,15 @@ impl Default for ProgramOptions {
     }
 }
 
+crate::option_setters!(ProgramOptions {
+    backend: Backend,
+    track_cost: bool,
+    keep_code_text: bool,
+    fast_compile: bool,
+    lazy_variables: bool,
+});
+
 impl ProgramOptions {
-    /// Sets [`ProgramOptions::backend`].
-    pub fn backend(mut self, backend: Backend) -> Self {
-        self.backend = backend;
-        self
-    }
-
-    /// Sets [`ProgramOptions::track_cost`].
-    pub fn track_cost(mut self, on: bool) -> Self {
-        self.track_cost = on;
-        self
-    }
-
-    /// Sets [`ProgramOptions::keep_code_text`].
-    pub fn keep_code_text(mut self, on: bool) -> Self {
-        self.keep_code_text = on;
-        self
-    }
-
-    /// Sets [`ProgramOptions::fast_compile`].
-    pub fn fast_compile(mut self, on: bool) -> Self {
-        self.fast_compile = on;
-        self
-    }
-
-    /// Sets [`ProgramOptions::lazy_variables`].
-    pub fn lazy_variables(mut self, on: bool) -> Self {
-        self.lazy_variables = on;
-        self
-    }
-
     /// Compiles native code with a deliberate fault (one cost unit too many), so that a
     /// test comparing backends can show it catches a disagreement. Only with the
     /// `fault-injection` feature; never for production use.

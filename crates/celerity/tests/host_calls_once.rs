@@ -91,19 +91,25 @@ fn check_under_limits(env: &Env, expr: &str, vars: &MapActivation, log: &CallLog
     stopped
 }
 
-#[test]
-fn a_counting_host_function_runs_once_per_call_under_every_limit() {
+/// An environment with the extension libraries and `tick(i)`, a host function that logs
+/// its call and answers differently each time: the number of calls so far.
+fn ticking_env() -> (Env, CallLog) {
     let log: CallLog = Arc::default();
     let seen = log.clone();
     let env = Env::builder()
         .all_extension_libraries()
-        // Answers differently each time: the number of calls so far.
         .host_function("tick", move |i: i64| -> i64 {
             let mut log = seen.lock().unwrap();
             log.push(format!("tick({i})"));
             log.len() as i64
         })
         .build();
+    (env, log)
+}
+
+#[test]
+fn a_counting_host_function_runs_once_per_call_under_every_limit() {
+    let (env, log) = ticking_env();
     let vars = MapActivation::new();
     for expr in [
         "lists.range(30).all(i, tick(i) > 0)",
@@ -118,16 +124,7 @@ fn a_counting_host_function_runs_once_per_call_under_every_limit() {
 
 #[test]
 fn without_a_limit_native_code_calls_exactly_as_the_interpreter() {
-    let log: CallLog = Arc::default();
-    let seen = log.clone();
-    let env = Env::builder()
-        .all_extension_libraries()
-        .host_function("tick", move |i: i64| -> i64 {
-            let mut log = seen.lock().unwrap();
-            log.push(format!("tick({i})"));
-            log.len() as i64
-        })
-        .build();
+    let (env, log) = ticking_env();
     let expr = "lists.range(20).map(i, tick(i))";
     let vars = MapActivation::new();
     let interp = run(

@@ -58,16 +58,11 @@ impl Heard {
     fn all(&self) -> Vec<(String, Backend, NativeStatus)> {
         self.0.lock().unwrap().clone()
     }
-}
 
-/// An environment whose compile tasks are collected, and whose compile reports are kept.
-fn collecting_env() -> (Env, Collected, Heard) {
-    let tasks = Collected::default();
-    let heard = Heard::default();
-    let (sink, hook) = (tasks.clone(), heard.clone());
-    let env = builder()
-        .compile_executor(move |task| sink.0.lock().unwrap().push(task))
-        .on_native_compile(move |report| {
+    /// `builder` with a compile hook that keeps every report here.
+    fn listen(&self, builder: EnvBuilder) -> EnvBuilder {
+        let hook = self.clone();
+        builder.on_native_compile(move |report| {
             let entry = (
                 report.expression.to_string(),
                 report.backend,
@@ -75,6 +70,17 @@ fn collecting_env() -> (Env, Collected, Heard) {
             );
             hook.0.lock().unwrap().push(entry);
         })
+    }
+}
+
+/// An environment whose compile tasks are collected, and whose compile reports are kept.
+fn collecting_env() -> (Env, Collected, Heard) {
+    let tasks = Collected::default();
+    let heard = Heard::default();
+    let sink = tasks.clone();
+    let env = heard
+        .listen(builder())
+        .compile_executor(move |task| sink.0.lock().unwrap().push(task))
         .build();
     (env, tasks, heard)
 }
@@ -320,17 +326,7 @@ fn child_environments_keep_the_executor() {
 #[test]
 fn the_background_thread_compiles_after_the_threshold() {
     let heard = Heard::default();
-    let hook = heard.clone();
-    let env = builder()
-        .on_native_compile(move |report| {
-            let entry = (
-                report.expression.to_string(),
-                report.backend,
-                report.outcome.clone(),
-            );
-            hook.0.lock().unwrap().push(entry);
-        })
-        .build();
+    let env = heard.listen(builder()).build();
     let p = program(&env, RULE);
     let (interpreted, details) = eval(&p);
     for _ in 1..Backend::AUTO_JIT_AFTER {

@@ -31,32 +31,6 @@ pub struct CrdOptions {
     pub compile: CompileSettings,
 }
 
-impl CrdOptions {
-    /// Sets [`CrdOptions::version`].
-    pub fn version(mut self, value: KubeVersion) -> Self {
-        self.version = value;
-        self
-    }
-
-    /// Sets [`CrdOptions::backend`].
-    pub fn backend(mut self, value: Backend) -> Self {
-        self.backend = value;
-        self
-    }
-
-    /// Sets [`CrdOptions::per_call_limit`].
-    pub fn per_call_limit(mut self, value: u64) -> Self {
-        self.per_call_limit = value;
-        self
-    }
-
-    /// Sets [`CrdOptions::compile`].
-    pub fn compile(mut self, value: CompileSettings) -> Self {
-        self.compile = value;
-        self
-    }
-}
-
 impl Default for CrdOptions {
     fn default() -> CrdOptions {
         CrdOptions {
@@ -67,6 +41,13 @@ impl Default for CrdOptions {
         }
     }
 }
+
+crate::option_setters!(CrdOptions {
+    version: KubeVersion,
+    backend: Backend,
+    per_call_limit: u64,
+    compile: CompileSettings,
+});
 
 /// Why a CRD is not accepted, as the API server words it.
 #[derive(Clone, Debug, PartialEq)]

@@ -38,38 +38,6 @@ pub struct RuleOptions {
     pub compile: CompileSettings,
 }
 
-impl RuleOptions {
-    /// Sets [`RuleOptions::version`].
-    pub fn version(mut self, value: KubeVersion) -> Self {
-        self.version = value;
-        self
-    }
-
-    /// Sets [`RuleOptions::expressions`].
-    pub fn expressions(mut self, value: ExpressionKind) -> Self {
-        self.expressions = value;
-        self
-    }
-
-    /// Sets [`RuleOptions::per_call_limit`].
-    pub fn per_call_limit(mut self, value: u64) -> Self {
-        self.per_call_limit = value;
-        self
-    }
-
-    /// Sets [`RuleOptions::backend`].
-    pub fn backend(mut self, value: Backend) -> Self {
-        self.backend = value;
-        self
-    }
-
-    /// Sets [`RuleOptions::compile`].
-    pub fn compile(mut self, value: CompileSettings) -> Self {
-        self.compile = value;
-        self
-    }
-}
-
 impl Default for RuleOptions {
     fn default() -> RuleOptions {
         RuleOptions {
@@ -81,6 +49,14 @@ impl Default for RuleOptions {
         }
     }
 }
+
+crate::option_setters!(RuleOptions {
+    version: KubeVersion,
+    expressions: ExpressionKind,
+    per_call_limit: u64,
+    backend: Backend,
+    compile: CompileSettings,
+});
 
 /// The compatibility version of the newest API server described: one minor version below
 /// it, as Kubernetes' `DefaultCompatibilityVersion` is.

@@ -67,32 +67,6 @@ pub struct ValidateOptions {
     pub correlate: bool,
 }
 
-impl ValidateOptions {
-    /// Sets [`ValidateOptions::field_root`].
-    pub fn field_root(mut self, value: Path) -> Self {
-        self.field_root = value;
-        self
-    }
-
-    /// Sets [`ValidateOptions::cost_budget`].
-    pub fn cost_budget(mut self, value: i64) -> Self {
-        self.cost_budget = value;
-        self
-    }
-
-    /// Sets [`ValidateOptions::ratcheting`].
-    pub fn ratcheting(mut self, value: bool) -> Self {
-        self.ratcheting = value;
-        self
-    }
-
-    /// Sets [`ValidateOptions::correlate`].
-    pub fn correlate(mut self, value: bool) -> Self {
-        self.correlate = value;
-        self
-    }
-}
-
 impl Default for ValidateOptions {
     fn default() -> ValidateOptions {
         ValidateOptions {
@@ -103,6 +77,13 @@ impl Default for ValidateOptions {
         }
     }
 }
+
+crate::option_setters!(ValidateOptions {
+    field_root: Path,
+    cost_budget: i64,
+    ratcheting: bool,
+    correlate: bool,
+});
 
 /// What a validation found.
 #[derive(Clone, Debug, Default, PartialEq)]
