@@ -136,13 +136,13 @@ macro_rules! unary {
     };
 }
 
-/// The four relational overloads of one pair of operand types.
+/// The four relational overloads of one pair of operand types: `<`, `<=`, `>`, `>=`.
 macro_rules! relations {
-    ($r:expr, $suffix:literal, $A:ident, $B:ident) => {
-        relations!(@one $r, concat!("less_", $suffix), $A, $B, Ordering::is_lt);
-        relations!(@one $r, concat!("less_equals_", $suffix), $A, $B, Ordering::is_le);
-        relations!(@one $r, concat!("greater_", $suffix), $A, $B, Ordering::is_gt);
-        relations!(@one $r, concat!("greater_equals_", $suffix), $A, $B, Ordering::is_ge);
+    ($r:expr, [$lt:expr, $le:expr, $gt:expr, $ge:expr], $A:ident, $B:ident) => {
+        relations!(@one $r, $lt, $A, $B, Ordering::is_lt);
+        relations!(@one $r, $le, $A, $B, Ordering::is_le);
+        relations!(@one $r, $gt, $A, $B, Ordering::is_gt);
+        relations!(@one $r, $ge, $A, $B, Ordering::is_ge);
     };
     (@one $r:expr, $id:expr, $A:ident, $B:ident, $test:path) => {
         $r.add(
@@ -285,20 +285,160 @@ fn register_operators(r: &mut FunctionRegistry) {
 }
 
 fn register_relations(r: &mut FunctionRegistry) {
-    relations!(r, "bool", Bool, Bool);
-    relations!(r, "int64", Int, Int);
-    relations!(r, "int64_double", Int, Double);
-    relations!(r, "int64_uint64", Int, Uint);
-    relations!(r, "uint64", Uint, Uint);
-    relations!(r, "uint64_double", Uint, Double);
-    relations!(r, "uint64_int64", Uint, Int);
-    relations!(r, "double", Double, Double);
-    relations!(r, "double_int64", Double, Int);
-    relations!(r, "double_uint64", Double, Uint);
-    relations!(r, "string", String, String);
-    relations!(r, "bytes", Bytes, Bytes);
-    relations!(r, "timestamp", Timestamp, Timestamp);
-    relations!(r, "duration", Duration, Duration);
+    relations!(
+        r,
+        [
+            ov::LESS_BOOL,
+            ov::LESS_EQUALS_BOOL,
+            ov::GREATER_BOOL,
+            ov::GREATER_EQUALS_BOOL
+        ],
+        Bool,
+        Bool
+    );
+    relations!(
+        r,
+        [
+            ov::LESS_INT64,
+            ov::LESS_EQUALS_INT64,
+            ov::GREATER_INT64,
+            ov::GREATER_EQUALS_INT64
+        ],
+        Int,
+        Int
+    );
+    relations!(
+        r,
+        [
+            ov::LESS_INT64_DOUBLE,
+            ov::LESS_EQUALS_INT64_DOUBLE,
+            ov::GREATER_INT64_DOUBLE,
+            ov::GREATER_EQUALS_INT64_DOUBLE
+        ],
+        Int,
+        Double
+    );
+    relations!(
+        r,
+        [
+            ov::LESS_INT64_UINT64,
+            ov::LESS_EQUALS_INT64_UINT64,
+            ov::GREATER_INT64_UINT64,
+            ov::GREATER_EQUALS_INT64_UINT64
+        ],
+        Int,
+        Uint
+    );
+    relations!(
+        r,
+        [
+            ov::LESS_UINT64,
+            ov::LESS_EQUALS_UINT64,
+            ov::GREATER_UINT64,
+            ov::GREATER_EQUALS_UINT64
+        ],
+        Uint,
+        Uint
+    );
+    relations!(
+        r,
+        [
+            ov::LESS_UINT64_DOUBLE,
+            ov::LESS_EQUALS_UINT64_DOUBLE,
+            ov::GREATER_UINT64_DOUBLE,
+            ov::GREATER_EQUALS_UINT64_DOUBLE
+        ],
+        Uint,
+        Double
+    );
+    relations!(
+        r,
+        [
+            ov::LESS_UINT64_INT64,
+            ov::LESS_EQUALS_UINT64_INT64,
+            ov::GREATER_UINT64_INT64,
+            ov::GREATER_EQUALS_UINT64_INT64
+        ],
+        Uint,
+        Int
+    );
+    relations!(
+        r,
+        [
+            ov::LESS_DOUBLE,
+            ov::LESS_EQUALS_DOUBLE,
+            ov::GREATER_DOUBLE,
+            ov::GREATER_EQUALS_DOUBLE
+        ],
+        Double,
+        Double
+    );
+    relations!(
+        r,
+        [
+            ov::LESS_DOUBLE_INT64,
+            ov::LESS_EQUALS_DOUBLE_INT64,
+            ov::GREATER_DOUBLE_INT64,
+            ov::GREATER_EQUALS_DOUBLE_INT64
+        ],
+        Double,
+        Int
+    );
+    relations!(
+        r,
+        [
+            ov::LESS_DOUBLE_UINT64,
+            ov::LESS_EQUALS_DOUBLE_UINT64,
+            ov::GREATER_DOUBLE_UINT64,
+            ov::GREATER_EQUALS_DOUBLE_UINT64
+        ],
+        Double,
+        Uint
+    );
+    relations!(
+        r,
+        [
+            ov::LESS_STRING,
+            ov::LESS_EQUALS_STRING,
+            ov::GREATER_STRING,
+            ov::GREATER_EQUALS_STRING
+        ],
+        String,
+        String
+    );
+    relations!(
+        r,
+        [
+            ov::LESS_BYTES,
+            ov::LESS_EQUALS_BYTES,
+            ov::GREATER_BYTES,
+            ov::GREATER_EQUALS_BYTES
+        ],
+        Bytes,
+        Bytes
+    );
+    relations!(
+        r,
+        [
+            ov::LESS_TIMESTAMP,
+            ov::LESS_EQUALS_TIMESTAMP,
+            ov::GREATER_TIMESTAMP,
+            ov::GREATER_EQUALS_TIMESTAMP
+        ],
+        Timestamp,
+        Timestamp
+    );
+    relations!(
+        r,
+        [
+            ov::LESS_DURATION,
+            ov::LESS_EQUALS_DURATION,
+            ov::GREATER_DURATION,
+            ov::GREATER_EQUALS_DURATION
+        ],
+        Duration,
+        Duration
+    );
 }
 
 fn register_collections(r: &mut FunctionRegistry) {
