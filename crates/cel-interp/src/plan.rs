@@ -605,6 +605,9 @@ pub struct Plan {
     pub(crate) slots: usize,
     /// Whether a call may reach outside the evaluation (see [`Plan::calls_external`]).
     external_calls: bool,
+    /// The constant patterns of `matches` calls, compiled, by call id (see
+    /// [`Plan::constant_regex`]).
+    constant_regexes: HashMap<ExprId, Arc<regex::Regex>>,
 }
 
 struct Planner<'a> {
@@ -621,6 +624,8 @@ struct Planner<'a> {
     max_slots: usize,
     /// Whether a planned call may reach an [`Implementation::External`].
     external_calls: bool,
+    /// The constant patterns compiled so far, by call id.
+    constant_regexes: HashMap<ExprId, Arc<regex::Regex>>,
     /// The first error found while planning: a constant that failed to fold, a malformed
     /// `cel.@block` (cel-go reports both when the program is created).
     fold_error: Option<Error>,
@@ -656,6 +661,13 @@ impl Plan {
     /// to its own call journal (`cel_runtime::journal`).
     pub fn calls_external(&self) -> bool {
         self.external_calls
+    }
+
+    /// The compiled constant pattern of the `matches` call `id`, for a backend that would
+    /// otherwise compile it again (a pattern may take up to
+    /// `cel_runtime::regex::SIZE_LIMIT` bytes, so a program keeps one copy).
+    pub fn constant_regex(&self, id: ExprId) -> Option<Arc<regex::Regex>> {
+        self.constant_regexes.get(&id).cloned()
     }
 
     /// Plans an expression that was not type-checked: names are resolved in the container at
@@ -743,6 +755,7 @@ impl<'a> Planner<'a> {
             next_slot: 0,
             max_slots: 0,
             external_calls: false,
+            constant_regexes: HashMap::new(),
             fold_error: None,
         };
         let root = p.plan(expr);
@@ -753,6 +766,7 @@ impl<'a> Planner<'a> {
             root,
             slots: p.max_slots,
             external_calls: p.external_calls,
+            constant_regexes: p.constant_regexes,
         })
     }
 
@@ -905,6 +919,7 @@ impl<'a> Planner<'a> {
             next_slot: 0,
             max_slots: 0,
             external_calls: false,
+            constant_regexes: HashMap::new(),
             fold_error: None,
         };
         let node = sub.plan(e);
@@ -915,6 +930,7 @@ impl<'a> Planner<'a> {
             root: node,
             slots: 0,
             external_calls: sub.external_calls,
+            constant_regexes: HashMap::new(),
         };
         match plan.eval(&cel_runtime::EmptyActivation) {
             Ok(v) => Some(v),
@@ -1173,6 +1189,9 @@ impl<'a> Planner<'a> {
             && let Node::Const(Value::String(pattern)) = &planned[1]
         {
             let regex = cel_runtime::regex::compile(pattern).map_err(|e| e.at(id));
+            if let Ok(re) = &regex {
+                self.constant_regexes.insert(id, re.clone());
+            }
             let pattern = Value::String(pattern.clone());
             let subject = Box::new(planned.swap_remove(0));
             return Node::MatchesConst {

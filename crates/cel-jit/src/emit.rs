@@ -53,9 +53,20 @@ pub(crate) struct ProgramData {
     keep: Vec<Box<dyn std::any::Any + Send + Sync>>,
     /// The variable each `load.var` names, by expression id.
     pub(crate) names: HashMap<i64, Arc<str>>,
+    /// The interpreter's plan of the same expression, whose compiled constant patterns the
+    /// code shares rather than compiling them again.
+    pub(crate) interpreter: Option<Arc<cel_interp::Plan>>,
 }
 
 impl ProgramData {
+    /// Data for a program that shares what it can with the interpreter's plan.
+    pub(crate) fn sharing(interpreter: Arc<cel_interp::Plan>) -> ProgramData {
+        ProgramData {
+            interpreter: Some(interpreter),
+            ..ProgramData::default()
+        }
+    }
+
     /// Keeps `t` alive as long as the program and returns its (stable) address.
     fn keep<T: Send + Sync + 'static>(&mut self, t: T) -> *const T {
         let b = Box::new(t);
@@ -1145,7 +1156,15 @@ impl Emitter<'_, '_> {
                 self.def(r[1], e);
             }
             Op::MatchesConst { pattern } => {
-                let regex = cel_runtime::regex::compile(pattern).map_err(|e| e.at(expr));
+                let shared = self
+                    .data
+                    .interpreter
+                    .as_ref()
+                    .and_then(|p| p.constant_regex(expr));
+                let regex = match shared {
+                    Some(re) => Ok(re),
+                    None => cel_runtime::regex::compile(pattern).map_err(|e| e.at(expr)),
+                };
                 let site = self.data.keep(RegexSite { regex, expr });
                 let s = self.ptr_const(site);
                 let subject = self.v(a[0])?;

@@ -166,7 +166,7 @@ impl JitProgram {
         // Every import is a shim of the table; nothing is looked up in the process.
         builder.symbol_lookup_fn(Box::new(|name| Shim::by_name(name).map(|s| s.address())));
         let mut module = JITModule::new(builder);
-        let mut data = ProgramData::default();
+        let mut data = ProgramData::sharing(interpreter.clone());
         let emitted = match emit(&func, checked, env, &costs, &mut module, &mut data, options)
             .and_then(|e| {
                 module

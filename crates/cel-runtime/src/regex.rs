@@ -26,7 +26,9 @@
 //!
 //! Compiled programs are bounded ([`SIZE_LIMIT`]) so that a hostile pattern cannot take
 //! unbounded memory. [`compile_cached`] keeps a small shared cache for patterns that are not
-//! constants (the interpreter compiles constant patterns once itself).
+//! constants (a program compiles its constant patterns once, shared by both backends); it
+//! keeps only patterns that compile within [`CACHED_SIZE_LIMIT`], so that patterns from
+//! hostile data cannot fill it with [`CACHE_CAPACITY`] times the largest program.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
@@ -39,6 +41,12 @@ pub const SIZE_LIMIT: usize = 16 << 20;
 
 /// How many patterns [`compile_cached`] keeps.
 pub const CACHE_CAPACITY: usize = 256;
+
+/// The largest compiled pattern [`compile_cached`] keeps (256 KiB; ordinary patterns take a
+/// few KiB), and the lazy DFA cache such a pattern may grow: 256 kept patterns hold a few
+/// hundred MiB at most rather than 256 × [`SIZE_LIMIT`].
+pub const CACHED_SIZE_LIMIT: usize = 256 << 10;
+const CACHED_DFA_SIZE_LIMIT: usize = 1 << 20;
 
 /// A regular-expression syntax error in Go's words.
 struct GoError {
@@ -680,10 +688,15 @@ fn map_regex_error(pattern: &str, e: &regex::Error) -> Error {
 /// Compiles a pattern with Go RE2 syntax and semantics (see the module docs). Errors read
 /// ``error parsing regexp: <reason>: `<fragment>` ``.
 pub fn compile(pattern: &str) -> Result<Arc<regex::Regex>> {
+    compile_within(pattern, SIZE_LIMIT, SIZE_LIMIT)
+}
+
+/// [`compile`] with other bounds on the compiled program and its lazy DFA cache.
+fn compile_within(pattern: &str, size_limit: usize, dfa_limit: usize) -> Result<Arc<regex::Regex>> {
     let translated = translate(pattern).map_err(GoError::into_error)?;
     regex::RegexBuilder::new(&translated)
-        .size_limit(SIZE_LIMIT)
-        .dfa_size_limit(SIZE_LIMIT)
+        .size_limit(size_limit)
+        .dfa_size_limit(dfa_limit)
         .build()
         .map(Arc::new)
         .map_err(|e| map_regex_error(pattern, &e))
@@ -705,14 +718,19 @@ fn cache() -> &'static Mutex<Cache> {
 }
 
 /// [`compile`] through a shared, thread-safe cache of the last [`CACHE_CAPACITY`] patterns
-/// (oldest evicted first). Errors are not cached.
+/// (oldest evicted first) that compile within [`CACHED_SIZE_LIMIT`]. Errors and larger
+/// patterns are not cached.
 pub fn compile_cached(pattern: &str) -> Result<Arc<regex::Regex>> {
     if let Ok(c) = cache().lock()
         && let Some(re) = c.map.get(pattern)
     {
         return Ok(re.clone());
     }
-    let re = compile(pattern)?;
+    // A pattern that does not fit the cached bounds (or does not compile) is compiled with
+    // the full ones, and not kept.
+    let Ok(re) = compile_within(pattern, CACHED_SIZE_LIMIT, CACHED_DFA_SIZE_LIMIT) else {
+        return compile(pattern);
+    };
     if let Ok(mut c) = cache().lock() {
         let key: Arc<str> = Arc::from(pattern);
         if c.map.insert(key.clone(), re.clone()).is_none() {
@@ -748,6 +766,25 @@ mod tests {
 
     fn err(p: &str) -> String {
         compile(p).err().map(|e| e.message).unwrap_or_default()
+    }
+
+    fn is_cached(p: &str) -> bool {
+        cache().lock().unwrap().map.contains_key(p)
+    }
+
+    #[test]
+    fn only_small_patterns_are_cached() {
+        // Ordinary patterns are kept; one that compiles to megabytes still works, and is
+        // compiled again the next time rather than kept.
+        let small = "^[a-z]+-only-small-[0-9]+$";
+        assert!(compile_cached(small).unwrap().is_match("abc-only-small-12"));
+        assert!(is_cached(small));
+        let big = "\\pL{100}-only-small";
+        assert!(compile(big).is_ok());
+        assert!(compile_within(big, CACHED_SIZE_LIMIT, CACHED_SIZE_LIMIT).is_err());
+        let re = compile_cached(big).unwrap();
+        assert!(re.is_match(&format!("{}-only-small", "é".repeat(100))));
+        assert!(!is_cached(big));
     }
 
     #[test]
