@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use cel_checker::CheckedAst;
 use cel_cost::{Charge, CostPlan};
-use cel_interp::{PlanEnv, literal_value, type_value_in};
+use cel_interp::{Plan, PlanEnv, literal_value, type_value_in};
 use cel_ir::{ArithOp, CmpOp, Constant, Function, Op, Term, Ty};
 use cel_runtime::{KeyRef, MapHasher, Value};
 use cel_syntax::ExprId;
@@ -53,20 +53,9 @@ pub(crate) struct ProgramData {
     keep: Vec<Box<dyn std::any::Any + Send + Sync>>,
     /// The variable each `load.var` names, by expression id.
     pub(crate) names: HashMap<i64, Arc<str>>,
-    /// The interpreter's plan of the same expression, whose compiled constant patterns the
-    /// code shares rather than compiling them again.
-    pub(crate) interpreter: Option<Arc<cel_interp::Plan>>,
 }
 
 impl ProgramData {
-    /// Data for a program that shares what it can with the interpreter's plan.
-    pub(crate) fn sharing(interpreter: Arc<cel_interp::Plan>) -> ProgramData {
-        ProgramData {
-            interpreter: Some(interpreter),
-            ..ProgramData::default()
-        }
-    }
-
     /// Keeps `t` alive as long as the program and returns its (stable) address.
     fn keep<T: Send + Sync + 'static>(&mut self, t: T) -> *const T {
         let b = Box::new(t);
@@ -145,10 +134,15 @@ fn order(func: &Function) -> (Vec<usize>, HashSet<(usize, usize)>) {
 }
 
 /// Emits `func` into `module` as a new function.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the pieces of one compilation, passed once"
+)]
 pub(crate) fn emit(
     func: &Function,
     checked: &CheckedAst,
     env: &PlanEnv,
+    plan: &Plan,
     costs: &CostPlan,
     module: &mut JITModule,
     data: &mut ProgramData,
@@ -160,7 +154,7 @@ pub(crate) fn emit(
         .unwrap_or_else(|| (module.make_context(), FunctionBuilderContext::new()));
     module.clear_context(&mut ctx);
     let r = emit_with(
-        func, checked, env, costs, module, data, options, &mut ctx, &mut fctx,
+        func, checked, env, plan, costs, module, data, options, &mut ctx, &mut fctx,
     );
     module.clear_context(&mut ctx);
     CONTEXTS.with(|c| *c.borrow_mut() = Some((ctx, fctx)));
@@ -181,6 +175,7 @@ fn emit_with(
     func: &Function,
     checked: &CheckedAst,
     env: &PlanEnv,
+    plan: &Plan,
     costs: &CostPlan,
     module: &mut JITModule,
     data: &mut ProgramData,
@@ -198,6 +193,7 @@ fn emit_with(
         let mut em = Emitter {
             func,
             checked,
+            plan,
             env,
             costs,
             data,
@@ -250,6 +246,9 @@ enum Scalar {
 struct Emitter<'a, 'f> {
     func: &'a Function,
     checked: &'a CheckedAst,
+    /// The interpreter's plan of the same expression, whose compiled constant patterns the
+    /// code shares rather than compiling them again.
+    plan: &'a Plan,
     env: &'a PlanEnv,
     /// The cost plan the IR was lowered with (which overload's rule charges each call).
     costs: &'a CostPlan,
@@ -1156,12 +1155,7 @@ impl Emitter<'_, '_> {
                 self.def(r[1], e);
             }
             Op::MatchesConst { pattern } => {
-                let shared = self
-                    .data
-                    .interpreter
-                    .as_ref()
-                    .and_then(|p| p.constant_regex(expr));
-                let regex = match shared {
+                let regex = match self.plan.constant_regex(expr) {
                     Some(re) => Ok(re),
                     None => cel_runtime::regex::compile(pattern).map_err(|e| e.at(expr)),
                 };

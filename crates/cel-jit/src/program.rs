@@ -166,14 +166,23 @@ impl JitProgram {
         // Every import is a shim of the table; nothing is looked up in the process.
         builder.symbol_lookup_fn(Box::new(|name| Shim::by_name(name).map(|s| s.address())));
         let mut module = JITModule::new(builder);
-        let mut data = ProgramData::sharing(interpreter.clone());
-        let emitted = match emit(&func, checked, env, &costs, &mut module, &mut data, options)
-            .and_then(|e| {
-                module
-                    .finalize_definitions()
-                    .map_err(|err| JitError::Codegen(err.to_string()))?;
-                Ok(e)
-            }) {
+        let mut data = ProgramData::default();
+        let emitted = match emit(
+            &func,
+            checked,
+            env,
+            &interpreter,
+            &costs,
+            &mut module,
+            &mut data,
+            options,
+        )
+        .and_then(|e| {
+            module
+                .finalize_definitions()
+                .map_err(|err| JitError::Codegen(err.to_string()))?;
+            Ok(e)
+        }) {
             Ok(e) => e,
             Err(err) => {
                 // SAFETY: no code of this module was ever called.
