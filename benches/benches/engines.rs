@@ -11,7 +11,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use celerity::{Backend, ProgramOptions};
+use celerity::{Backend, ProgramOptions, Value};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 fn evaluation(c: &mut Criterion) {
@@ -29,6 +29,18 @@ fn evaluation(c: &mut Criterion) {
                 b.iter(|| black_box(program.eval(black_box(&act))))
             });
         }
+        // The result written into a slot kept across evaluations (`Program::eval_into`).
+        let program = benches::program(&env, &case, Backend::Jit, true);
+        let mut slot = Value::Null;
+        group.bench_function("jit_into", |b| {
+            b.iter(|| {
+                // Consumed as a caller would: the outcome tested, the cost and slot read.
+                let (outcome, details) = program.eval_into(black_box(&act), &mut slot);
+                black_box(outcome.is_ok());
+                black_box(details.actual_cost);
+                black_box(&slot);
+            })
+        });
         // `self` typed by a schema, as a CRD rule sees it (converted once, not timed here).
         if let Some(typed) = benches::typed(&case) {
             for (label, backend) in [

@@ -1,7 +1,7 @@
 //! Prints the README's benchmark table from criterion's results (`target/criterion`, written
 //! by `cargo bench -p benches`): median ns per evaluation on the interpreter, on the JIT with
-//! and without cost tracking, both with `self` typed by a schema, the speed-up, and the median
-//! compile time.
+//! and without cost tracking and with the value written into a slot (`Program::eval_into`),
+//! both with `self` typed by a schema, the speed-up, and the median compile time.
 
 #![forbid(unsafe_code)]
 
@@ -30,13 +30,14 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion"));
     println!(
-        "| case | interpreter | JIT | JIT, no cost tracking | JIT speed-up | tracking overhead | typed: interpreter | typed: JIT | compile: front end | + native | + native, fast |"
+        "| case | interpreter | JIT | JIT, into a slot | JIT, no cost tracking | JIT speed-up | tracking overhead | typed: interpreter | typed: JIT | compile: front end | + native | + native, fast |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for case in benches::cases() {
         let eval = root.join(format!("eval_{}", case.name));
         let interp = median(&eval.join("interpreter"));
         let jit = median(&eval.join("jit"));
+        let into = median(&eval.join("jit_into"));
         let untracked = median(&eval.join("jit_untracked"));
         let interp_typed = median(&eval.join("interpreter_typed"));
         let jit_typed = median(&eval.join("jit_typed"));
@@ -52,10 +53,11 @@ fn main() {
             _ => "–".into(),
         };
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             case.name,
             fmt_ns(interp),
             fmt_ns(jit),
+            fmt_ns(into),
             fmt_ns(untracked),
             ratio,
             overhead,

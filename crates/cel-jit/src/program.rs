@@ -1,6 +1,7 @@
 //! A compiled program: its own code module, the data its code points at, and the
 //! interpreter plan it falls back to.
 
+use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
@@ -238,6 +239,46 @@ impl JitProgram {
         limit: Option<u64>,
         interrupt: Option<&AtomicBool>,
     ) -> Evaluation {
+        self.run(activation, limit, interrupt, |outcome| match outcome {
+            Outcome::Native(native, cost) => Evaluation {
+                result: Ok(native.value()),
+                cost,
+            },
+            Outcome::Settled(evaluation) => evaluation,
+        })
+    }
+
+    /// [`JitProgram::eval_interruptible`] that writes the value into `slot` (left as it was
+    /// when the evaluation fails) and returns the outcome and the cost. Writing in place
+    /// spares the copies of a returned value, a good part of a small expression's time.
+    #[inline]
+    pub fn eval_into(
+        &self,
+        activation: &dyn Activation,
+        limit: Option<u64>,
+        interrupt: Option<&AtomicBool>,
+        slot: &mut Value,
+    ) -> (Result<(), Error>, u64) {
+        self.run(activation, limit, interrupt, |outcome| match outcome {
+            Outcome::Native(native, cost) => {
+                native.write_to(slot);
+                (Ok(()), cost)
+            }
+            Outcome::Settled(e) => (e.result.map(|v| *slot = v), e.cost),
+        })
+    }
+
+    /// Runs the native code and hands what it produced to `finish` while the evaluation's
+    /// values are alive. `finish` builds the caller's result itself, so that a value is
+    /// written once, where it is returned.
+    #[inline(always)]
+    fn run<T>(
+        &self,
+        activation: &dyn Activation,
+        limit: Option<u64>,
+        interrupt: Option<&AtomicBool>,
+        finish: impl FnOnce(Outcome<'_>) -> T,
+    ) -> T {
         let limit_i = limit.map_or(i64::MAX, |l| i64::try_from(l).unwrap_or(i64::MAX));
         // What the runtime's helpers may build (`cel_runtime::limits`); the interpreter,
         // when it takes over, opens its own.
@@ -275,49 +316,84 @@ impl JitProgram {
         } else {
             0
         };
+        let settled = |result| Outcome::Settled(Evaluation { result, cost });
         match ctx.status {
             STATUS_FATAL => {
-                return Evaluation {
-                    result: Err(st
-                        .stop
-                        .take()
-                        .unwrap_or_else(|| Error::internal("generated code stopped"))),
-                    cost,
-                };
+                let stop = st.stop.take();
+                let error = stop.unwrap_or_else(|| Error::internal("generated code stopped"));
+                return finish(settled(Err(error)));
             }
             STATUS_FALLBACK => {
                 // The native evaluation's values are freed before the interpreter runs.
                 drop(st);
-                return self.finish_by_interpreter(activation, limit, interrupt, journal);
+                let e = self.finish_by_interpreter(activation, limit, interrupt, journal);
+                return finish(Outcome::Settled(e));
             }
-            STATUS_INTERRUPTED => {
-                return Evaluation {
-                    result: Err(Error::interrupted()),
-                    cost,
-                };
-            }
+            STATUS_INTERRUPTED => return finish(settled(Err(Error::interrupted()))),
             _ => {}
         }
         if self.track_cost && ctx.cost > limit_i {
             // Over the limit: the interpreter stops at the very step cel-go would, with its
             // cost and error.
             drop(st);
-            return self.finish_by_interpreter(activation, limit, interrupt, journal);
+            let e = self.finish_by_interpreter(activation, limit, interrupt, journal);
+            return finish(Outcome::Settled(e));
         }
-        let result = if ctx.result_err != 0 {
-            Err(st.take_error(ctx.result_err))
-        } else {
-            Ok(match self.result {
-                Ty::Int => Value::Int(ctx.result as i64),
-                Ty::Uint => Value::Uint(ctx.result),
-                Ty::Double => Value::Double(f64::from_bits(ctx.result)),
-                Ty::Bool => Value::Bool(ctx.result & 1 != 0),
-                // SAFETY: a `Val` result is a pointer to a live value (a constant, a variable's
-                // value or a value of the arena, which `st` still holds).
-                _ => unsafe { (*(ctx.result as usize as *const Value)).clone() },
-            })
+        if ctx.result_err != 0 {
+            return finish(settled(Err(st.take_error(ctx.result_err))));
+        }
+        let native = NativeResult {
+            ty: self.result,
+            word: ctx.result,
+            _values: PhantomData,
         };
-        Evaluation { result, cost }
+        finish(Outcome::Native(native, cost))
+    }
+}
+
+/// What an evaluation produced, as [`JitProgram::run`] hands it over.
+enum Outcome<'v> {
+    /// Native code's result, valid while the evaluation's values live, and the cost.
+    Native(NativeResult<'v>, u64),
+    /// An error, or the interpreter's evaluation when it finished the evaluation.
+    Settled(Evaluation),
+}
+
+/// The result word of generated code and how to read it.
+struct NativeResult<'v> {
+    ty: Ty,
+    word: u64,
+    /// A `Val` word points into the evaluation's values (or at a constant or a variable).
+    _values: PhantomData<&'v State<'v>>,
+}
+
+impl NativeResult<'_> {
+    #[inline(always)]
+    fn value(&self) -> Value {
+        match self.ty {
+            Ty::Int => Value::Int(self.word as i64),
+            Ty::Uint => Value::Uint(self.word),
+            Ty::Double => Value::Double(f64::from_bits(self.word)),
+            Ty::Bool => Value::Bool(self.word & 1 != 0),
+            // SAFETY: a `Val` result is a pointer to a live value (a constant, a variable's
+            // value or a value of the arena, which `run` still holds).
+            _ => unsafe { (*(self.word as usize as *const Value)).clone() },
+        }
+    }
+
+    /// Writes the value into `slot`, each arm on its own: a value built first and then
+    /// moved is written a byte at a time and read back whole, which the processor cannot
+    /// forward.
+    #[inline(always)]
+    fn write_to(&self, slot: &mut Value) {
+        match self.ty {
+            Ty::Int => *slot = Value::Int(self.word as i64),
+            Ty::Uint => *slot = Value::Uint(self.word),
+            Ty::Double => *slot = Value::Double(f64::from_bits(self.word)),
+            Ty::Bool => *slot = Value::Bool(self.word & 1 != 0),
+            // SAFETY: as in `value`.
+            _ => slot.clone_from(unsafe { &*(self.word as usize as *const Value) }),
+        }
     }
 }
 
