@@ -361,11 +361,7 @@ impl Program {
         activation: &dyn Activation,
         interrupt: Option<&AtomicBool>,
     ) -> (Evaluation, Backend) {
-        let limit = if self.track_cost {
-            self.cost_limit
-        } else {
-            None
-        };
+        let limit = self.effective_limit();
         let (mut e, backend) = match self.native() {
             Some(j) => (
                 j.eval_interruptible(activation, limit, interrupt),
@@ -380,6 +376,12 @@ impl Program {
             e.cost = 0;
         }
         (e, backend)
+    }
+
+    /// The cost limit an evaluation runs under: none when cost is not tracked.
+    #[inline]
+    fn effective_limit(&self) -> Option<u64> {
+        self.cost_limit.filter(|_| self.track_cost)
     }
 
     /// Evaluates with the interpreter.
@@ -444,11 +446,7 @@ impl Program {
         activation: &dyn Activation,
         slot: &mut Value,
     ) -> (Result<(), Error>, EvalDetails) {
-        let limit = if self.track_cost {
-            self.cost_limit
-        } else {
-            None
-        };
+        let limit = self.effective_limit();
         let (result, cost, backend) = match self.native() {
             Some(j) => {
                 let (result, cost) = j.eval_into(activation, limit, None, slot);

@@ -1,6 +1,9 @@
 //! Random schemas, rules and data through CRD compilation and validation: whatever the input,
 //! nothing panics, both backends give the same verdicts, and hostile sizes are bounded.
 
+#[path = "support/crd.rs"]
+mod crd;
+
 use celerity::Backend;
 use celerity::kubernetes::crd::schema::{Path, Schema};
 use celerity::kubernetes::crd::{
@@ -176,14 +179,7 @@ fn random_schemas_and_data_never_panic_and_backends_agree() {
             "seed {seed}: {schema_json} on {object}"
         );
 
-        let crd = json!({
-            "apiVersion": "apiextensions.k8s.io/v1",
-            "kind": "CustomResourceDefinition",
-            "metadata": {"name": "xs.example.com"},
-            "spec": {"group": "example.com", "names": {"kind": "X", "plural": "xs"}, "scope": "Cluster",
-                     "versions": [{"name": "v1", "served": true, "storage": true,
-                                   "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": schema_json}}}}]}
-        });
+        let crd = crd::with_spec(schema_json);
         if let Ok(c) = CompiledCrd::new(&crd, &CrdOptions::default()) {
             let obj = json!({"apiVersion": "example.com/v1", "kind": "X", "metadata": {"name": "x"}, "spec": object});
             let _ = c.validate(&obj, None);

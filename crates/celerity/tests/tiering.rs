@@ -7,6 +7,9 @@
 //! Most tests give the environment an executor that only collects the tasks, so the test
 //! decides when a compile runs; one waits for the default background thread.
 
+#[path = "support/crd.rs"]
+mod crd;
+
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};
 
@@ -380,14 +383,7 @@ fn kubernetes_environments_take_the_hosts_compile_settings() {
         ],
         "properties": {"replicas": {"type": "integer"}, "name": {"type": "string"}},
     });
-    let crd = serde_json::json!({
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "xs.example.com"},
-        "spec": {"group": "example.com", "names": {"kind": "X", "plural": "xs"}, "scope": "Cluster",
-                 "versions": [{"name": "v1", "served": true, "storage": true,
-                               "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": spec}}}}]}
-    });
+    let crd = crd::with_spec(spec);
     CompiledCrd::new(&crd, &CrdOptions::default().compile(settings.clone())).unwrap();
     let compiled: Vec<String> = heard
         .lock()
