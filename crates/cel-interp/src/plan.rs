@@ -18,6 +18,7 @@ use cel_checker::CheckedAst;
 use cel_cost::{
     ActualCostFn, Charge, CostKey, CostOptions, CostPlan, HookReach, HookScope, ResultSizeHook,
 };
+use cel_runtime::regex::{Matcher, PatternBudget};
 use cel_runtime::{Error, Implementation, Key, Value};
 use cel_syntax::macros::{BLOCK_FUNCTION, BLOCK_INDEX_PREFIX};
 use cel_syntax::{
@@ -504,7 +505,7 @@ pub(crate) enum Node {
         id: ExprId,
         subject: Box<Node>,
         pattern: Value,
-        regex: Result<Arc<regex::Regex>, Error>,
+        regex: Result<Arc<Matcher>, Error>,
         cost: CallCost,
     },
     /// `x in [constants]` as a set test (cel-go's `OptOptimize`); free.
@@ -605,10 +606,13 @@ pub struct Plan {
     pub(crate) slots: usize,
     /// Whether a call may reach outside the evaluation (see [`Plan::calls_external`]).
     external_calls: bool,
-    /// The constant patterns of `matches` calls, compiled, by call id (see
-    /// [`Plan::constant_regex`]).
-    constant_regexes: HashMap<ExprId, Arc<regex::Regex>>,
+    /// The constant patterns of `matches` calls, compiled (or the error compiling them
+    /// gave), by call id (see [`Plan::constant_regex`]).
+    constant_regexes: ConstantPatterns,
 }
+
+/// The constant patterns of a program's `matches` calls by call id, compiled or failed.
+type ConstantPatterns = HashMap<ExprId, Result<Arc<Matcher>, Error>>;
 
 struct Planner<'a> {
     env: &'a PlanEnv,
@@ -625,7 +629,12 @@ struct Planner<'a> {
     /// Whether a planned call may reach an [`Implementation::External`].
     external_calls: bool,
     /// The constant patterns compiled so far, by call id.
-    constant_regexes: HashMap<ExprId, Arc<regex::Regex>>,
+    constant_regexes: ConstantPatterns,
+    /// The patterns of the whole program, when planning a subtree of it: they are taken
+    /// from there, not compiled again.
+    inherited_regexes: Option<&'a ConstantPatterns>,
+    /// The compiled-size allowance the program's constant patterns share.
+    pattern_budget: PatternBudget,
     /// The first error found while planning: a constant that failed to fold, a malformed
     /// `cel.@block` (cel-go reports both when the program is created).
     fold_error: Option<Error>,
@@ -639,11 +648,12 @@ impl Plan {
         Planner::run(&checked.ast.expr, Some(checked), env)
     }
 
-    /// Plans one subtree of a checked expression (for generated code that leaves it to the
-    /// interpreter, or folds it to a constant). Costs are those of the whole expression's
-    /// plan, so the subtree is charged exactly as in a full evaluation. The subtree must not
-    /// read comprehension variables bound outside it.
-    pub fn checked_subtree(checked: &CheckedAst, env: &PlanEnv, id: ExprId) -> Result<Plan, Error> {
+    /// Plans one subtree of this plan's checked expression (for generated code that leaves
+    /// it to the interpreter, or folds it to a constant). Costs are those of the whole
+    /// expression's plan, so the subtree is charged exactly as in a full evaluation, and its
+    /// constant patterns are this plan's, not compiled again. The subtree must not read
+    /// comprehension variables bound outside it.
+    pub fn subtree(&self, checked: &CheckedAst, env: &PlanEnv, id: ExprId) -> Result<Plan, Error> {
         let mut target: Option<&Expr> = None;
         checked.ast.expr.walk(&mut |e| {
             if e.id == id {
@@ -653,7 +663,9 @@ impl Plan {
         let Some(e) = target else {
             return Err(Error::internal(format!("no expression #{id}")));
         };
-        Planner::plan_with(e, Some(checked), cost_plan(checked, env), env)
+        let mut p = Planner::new(Some(checked), cost_plan(checked, env), env);
+        p.inherited_regexes = Some(&self.constant_regexes);
+        p.finish(e)
     }
 
     /// Whether the expression may call an [`Implementation::External`] (a host's
@@ -663,10 +675,11 @@ impl Plan {
         self.external_calls
     }
 
-    /// The compiled constant pattern of the `matches` call `id`, for a backend that would
-    /// otherwise compile it again (a pattern may take up to
-    /// `cel_runtime::regex::SIZE_LIMIT` bytes, so a program keeps one copy).
-    pub fn constant_regex(&self, id: ExprId) -> Option<Arc<regex::Regex>> {
+    /// The compiled constant pattern of the `matches` call `id`, or the error compiling it
+    /// gave, for a backend that would otherwise compile it again (a pattern may take up to
+    /// `cel_runtime::regex::SIZE_LIMIT` bytes, and the program's patterns share one
+    /// allowance, so a program compiles each once).
+    pub fn constant_regex(&self, id: ExprId) -> Option<Result<Arc<Matcher>, Error>> {
         self.constant_regexes.get(&id).cloned()
     }
 
@@ -710,7 +723,6 @@ pub(crate) fn builtin_type_name(name: &str) -> Option<Type> {
     })
 }
 
-/// A type value for a name, if the name denotes a type.
 /// The type value a name denotes (`int`, `google.protobuf.Duration`, a message or library
 /// type of the provider), if it names a type.
 pub fn type_value_in(provider: &dyn TypeProvider, name: &str) -> Option<Value> {
@@ -736,17 +748,12 @@ fn analyze_costs(expr: &Expr, checked: Option<&CheckedAst>, env: &PlanEnv) -> Co
 
 impl<'a> Planner<'a> {
     fn run(expr: &Expr, checked: Option<&'a CheckedAst>, env: &'a PlanEnv) -> Result<Plan, Error> {
-        Planner::plan_with(expr, checked, analyze_costs(expr, checked, env), env)
+        Planner::new(checked, analyze_costs(expr, checked, env), env).finish(expr)
     }
 
-    /// Plans `expr` (the whole expression, or a subtree of it) with the costs of `costs`.
-    fn plan_with(
-        expr: &Expr,
-        checked: Option<&'a CheckedAst>,
-        costs: CostPlan,
-        env: &'a PlanEnv,
-    ) -> Result<Plan, Error> {
-        let mut p = Planner {
+    /// A planner with the costs of `costs` and nothing planned yet.
+    fn new(checked: Option<&'a CheckedAst>, costs: CostPlan, env: &'a PlanEnv) -> Planner<'a> {
+        Planner {
             env,
             checked,
             costs,
@@ -756,17 +763,23 @@ impl<'a> Planner<'a> {
             max_slots: 0,
             external_calls: false,
             constant_regexes: HashMap::new(),
+            inherited_regexes: None,
+            pattern_budget: PatternBudget::default(),
             fold_error: None,
-        };
-        let root = p.plan(expr);
-        if let Some(e) = p.fold_error {
+        }
+    }
+
+    /// Plans `expr` (the whole expression, or a subtree of it).
+    fn finish(mut self, expr: &Expr) -> Result<Plan, Error> {
+        let root = self.plan(expr);
+        if let Some(e) = self.fold_error {
             return Err(e);
         }
         Ok(Plan {
             root,
-            slots: p.max_slots,
-            external_calls: p.external_calls,
-            constant_regexes: p.constant_regexes,
+            slots: self.max_slots,
+            external_calls: self.external_calls,
+            constant_regexes: self.constant_regexes,
         })
     }
 
@@ -909,20 +922,14 @@ impl<'a> Planner<'a> {
     /// Evaluates a subtree the cost plan folded to a constant (cel-go's `OptOptimize`).
     /// A failing conversion is an error of the whole program, as in cel-go.
     fn fold(&mut self, e: &Expr) -> Option<Value> {
-        // Plan the subtree without folding, then evaluate it once with no variables.
-        let mut sub = Planner {
-            env: self.env,
-            checked: self.checked,
-            costs: CostPlan::default(),
-            scopes: Vec::new(),
-            index_slots: Vec::new(),
-            next_slot: 0,
-            max_slots: 0,
-            external_calls: false,
-            constant_regexes: HashMap::new(),
-            fold_error: None,
-        };
+        // Plan the subtree without folding, then evaluate it once with no variables. Its
+        // constant patterns draw on the program's allowance.
+        let mut sub = Planner::new(self.checked, CostPlan::default(), self.env);
+        sub.inherited_regexes = self.inherited_regexes;
+        sub.pattern_budget = std::mem::take(&mut self.pattern_budget);
         let node = sub.plan(e);
+        self.pattern_budget = std::mem::take(&mut sub.pattern_budget);
+        self.constant_regexes.extend(sub.constant_regexes.drain());
         if sub.max_slots > 0 {
             return None;
         }
@@ -1188,10 +1195,11 @@ impl<'a> Planner<'a> {
             && planned.len() == 2
             && let Node::Const(Value::String(pattern)) = &planned[1]
         {
-            let regex = cel_runtime::regex::compile(pattern).map_err(|e| e.at(id));
-            if let Ok(re) = &regex {
-                self.constant_regexes.insert(id, re.clone());
-            }
+            let regex = match self.inherited_regexes.and_then(|all| all.get(&id)) {
+                Some(compiled) => compiled.clone(),
+                None => self.pattern_budget.compile(pattern).map_err(|e| e.at(id)),
+            };
+            self.constant_regexes.insert(id, regex.clone());
             let pattern = Value::String(pattern.clone());
             let subject = Box::new(planned.swap_remove(0));
             return Node::MatchesConst {

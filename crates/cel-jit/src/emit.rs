@@ -16,6 +16,7 @@ use cel_checker::CheckedAst;
 use cel_cost::{Charge, CostPlan};
 use cel_interp::{Plan, PlanEnv, literal_value, type_value_in};
 use cel_ir::{ArithOp, CmpOp, Constant, Function, Op, Term, Ty};
+use cel_runtime::regex::PatternBudget;
 use cel_runtime::{KeyRef, MapHasher, Value};
 use cel_syntax::ExprId;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -53,6 +54,8 @@ pub(crate) struct ProgramData {
     keep: Vec<Box<dyn std::any::Any + Send + Sync>>,
     /// The variable each `load.var` names, by expression id.
     pub(crate) names: HashMap<i64, Arc<str>>,
+    /// The allowance for constant patterns the plan did not compile (see `MatchesConst`).
+    patterns: PatternBudget,
 }
 
 impl ProgramData {
@@ -873,7 +876,9 @@ impl Emitter<'_, '_> {
                 Value::list(out)
             }
             Constant::Folded(id) => {
-                let plan = cel_interp::Plan::checked_subtree(self.checked, self.env, id)
+                let plan = self
+                    .plan
+                    .subtree(self.checked, self.env, id)
                     .map_err(JitError::Eval)?;
                 plan.eval(&cel_runtime::EmptyActivation)
                     .map_err(JitError::Eval)?
@@ -1156,8 +1161,10 @@ impl Emitter<'_, '_> {
             }
             Op::MatchesConst { pattern } => {
                 let regex = match self.plan.constant_regex(expr) {
-                    Some(re) => Ok(re),
-                    None => cel_runtime::regex::compile(pattern).map_err(|e| e.at(expr)),
+                    Some(compiled) => compiled,
+                    // Not planned as a constant pattern (the interpreter dispatches this
+                    // call otherwise): compiled here, within the program's own allowance.
+                    None => self.data.patterns.compile(pattern).map_err(|e| e.at(expr)),
                 };
                 let site = self.data.keep(RegexSite { regex, expr });
                 let s = self.ptr_const(site);
@@ -1168,7 +1175,9 @@ impl Emitter<'_, '_> {
                 self.def(r[1], e);
             }
             Op::Residual(id) => {
-                let plan = cel_interp::Plan::checked_subtree(self.checked, self.env, *id)
+                let plan = self
+                    .plan
+                    .subtree(self.checked, self.env, *id)
                     .map_err(JitError::Eval)?;
                 let site = self.data.keep(ResidualSite { plan });
                 let s = self.ptr_const(site);

@@ -60,7 +60,7 @@ pub(crate) struct StructSite {
 
 /// `matches` with a constant pattern, compiled once.
 pub(crate) struct RegexSite {
-    pub regex: Result<Arc<regex::Regex>>,
+    pub regex: Result<Arc<cel_runtime::regex::Matcher>>,
     pub expr: i64,
 }
 
@@ -553,7 +553,7 @@ shims! {
     fn cel_rt_matches(ctx, s: *const Value, site_ptr: *const RegexSite) -> i64 {
         let site = site(site_ptr);
         let r = match (val(s), &site.regex) {
-            (Value::String(s), Ok(re)) => Ok(Value::Bool(cel_runtime::regex::is_match(re, s))),
+            (Value::String(s), Ok(re)) => Ok(Value::Bool(re.is_match(s))),
             (Value::String(_), Err(e)) => Err(e.clone()),
             _ => Err(Error::no_such_overload().at(site.expr)),
         };

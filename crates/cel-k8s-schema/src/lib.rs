@@ -5,8 +5,8 @@
 //!   problem reported at its path.
 //! * [`field`]: field errors and paths, printed exactly as the API server prints them.
 //! * [`openapi`]: OpenAPI value validation of custom resources, with ratcheting on update;
-//!   [`strfmt`] and [`goregex`] check `format` and `pattern` as Go does, [`gojson`] types
-//!   and prints JSON as Go does.
+//!   [`strfmt`] checks `format` as Go does (`pattern` is Go's dialect through
+//!   `cel_runtime::regex`), [`gojson`] types and prints JSON as Go does.
 //! * [`listtype`]: duplicates in `x-kubernetes-list-type` set and map lists.
 //! * [`objectmeta`]: metadata of embedded resources and of the custom resource itself;
 //!   [`names`] holds Kubernetes' name and label syntax checks.
@@ -37,7 +37,6 @@ pub mod field;
 pub mod fieldpath;
 pub mod formats;
 pub mod gojson;
-pub mod goregex;
 pub mod listtype;
 pub mod names;
 pub mod objectmeta;

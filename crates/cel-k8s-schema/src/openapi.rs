@@ -4,7 +4,7 @@
 //! errors on values an update leaves unchanged (`CRDValidationRatcheting`).
 //!
 //! A [`Validator`] is prepared once per schema (formats resolved, every `pattern` compiled in
-//! Go's dialect, see [`crate::goregex`]); validating allocates only for the errors it reports.
+//! Go's dialect by `cel_runtime::regex`, within one compiled-size allowance per schema); validating allocates only for the errors it reports.
 //!
 //! # Fidelity
 //!
@@ -26,13 +26,14 @@
 //! object's keys are visited in the order written, `additionalProperties` before
 //! `properties` as kube-openapi does, then `required` in its order.
 
+use std::sync::Arc;
+
+use cel_runtime::regex::{Matcher, PatternBudget};
 use indexmap::IndexMap;
-use regex::Regex;
 use serde_json::{Map, Value};
 
 use crate::field::{BadValue, ErrorType, FieldError, Path};
 use crate::gojson::{GoNumber, deep_equal, f64_to_i64};
-use crate::goregex;
 use crate::schema::{AdditionalProperties, Schema};
 use crate::strfmt::Format;
 
@@ -113,7 +114,7 @@ struct NumberRules {
 #[derive(Debug)]
 struct Pattern {
     source: String,
-    compiled: Result<Regex, String>,
+    compiled: Result<Arc<Matcher>, String>,
 }
 
 impl Validator {
@@ -126,7 +127,7 @@ impl Validator {
     /// not know are ignored, as the API server drops them).
     pub fn for_version(schema: &Schema, minor: u32) -> Validator {
         Validator {
-            root: Node::prepare(schema, minor, 0),
+            root: Node::prepare(schema, minor, 0, &mut PatternBudget::default()),
         }
     }
 
@@ -173,11 +174,17 @@ fn dedup(errors: Vec<FieldError>) -> Vec<FieldError> {
 }
 
 impl Node {
-    fn prepare(s: &Schema, minor: u32, depth: usize) -> Node {
+    /// Prepares one schema node and those below it; their `pattern`s share `patterns`, one
+    /// compiled-size allowance for the whole schema.
+    fn prepare(s: &Schema, minor: u32, depth: usize, patterns: &mut PatternBudget) -> Node {
         if depth > MAX_PREPARE_DEPTH {
             return Node::default();
         }
-        let child = |c: &Schema| Node::prepare(c, minor, depth + 1);
+        let pattern = (!s.pattern.is_empty()).then(|| Pattern {
+            source: s.pattern.clone(),
+            compiled: patterns.compile(&s.pattern).map_err(|e| e.message),
+        });
+        let mut child = |c: &Schema| Node::prepare(c, minor, depth + 1, patterns);
         let types: Vec<&'static str> = if s.x_int_or_string {
             vec!["integer", "string"]
         } else if s.type_.is_empty() {
@@ -218,15 +225,12 @@ impl Node {
             number,
             max_length: s.max_length,
             min_length: s.min_length,
-            pattern: (!s.pattern.is_empty()).then(|| Pattern {
-                source: s.pattern.clone(),
-                compiled: goregex::compile(&s.pattern),
-            }),
+            pattern,
             min_items: s.min_items,
             max_items: s.max_items,
             unique_items: s.unique_items,
             items: s.items.as_deref().map(|i| Box::new(child(i))),
-            items_array: s.items_array.iter().flatten().map(child).collect(),
+            items_array: s.items_array.iter().flatten().map(&mut child).collect(),
             enum_: s.enum_.clone().unwrap_or_default(),
             min_properties: s.min_properties,
             max_properties: s.max_properties,
@@ -237,9 +241,9 @@ impl Node {
                 .map(|(k, v)| (k.clone(), child(v)))
                 .collect(),
             additional,
-            all_of: s.all_of.iter().map(child).collect(),
-            any_of: s.any_of.iter().map(child).collect(),
-            one_of: s.one_of.iter().map(child).collect(),
+            all_of: s.all_of.iter().map(&mut child).collect(),
+            any_of: s.any_of.iter().map(&mut child).collect(),
+            one_of: s.one_of.iter().map(&mut child).collect(),
             not: s.not.as_deref().map(|n| Box::new(child(n))),
             list_type_map: s.x_list_type.as_deref() == Some("map"),
             list_map_keys: s.x_list_map_keys.clone(),

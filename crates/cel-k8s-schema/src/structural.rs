@@ -38,6 +38,7 @@
 //! stable; here properties are walked in the order written. The errors of the structural
 //! check come first, sorted by their text as the API server sorts them.
 
+use cel_runtime::regex::PatternBudget;
 use serde_json::{Map, Value as Json};
 
 use crate::defaulting::{Step, surround};
@@ -522,8 +523,9 @@ pub fn validate_structural_with(
     path: &Path,
     opts: StructuralOptions,
 ) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    structural_invariants(schema, Level::Root, path, opts, &mut errs, 0);
+    let mut walk = WalkErrors::default();
+    structural_invariants(schema, Level::Root, path, opts, &mut walk, 0);
+    let mut errs = walk.list;
     value_validation_completeness(schema, Some(schema), path, path, opts, &mut errs, 0);
     let mut keyed: Vec<(String, FieldError)> =
         errs.into_iter().map(|e| (e.to_string(), e)).collect();
@@ -531,12 +533,34 @@ pub fn validate_structural_with(
     keyed.into_iter().map(|(_, e)| e).collect()
 }
 
+/// The errors a walk over a schema's nodes finds, and the compiled-size allowance their
+/// `pattern`s share (each is compiled to check it; see `cel_runtime::regex::PatternBudget`).
+/// It reads as the list of errors.
+#[derive(Default)]
+struct WalkErrors {
+    list: Vec<FieldError>,
+    patterns: PatternBudget,
+}
+
+impl std::ops::Deref for WalkErrors {
+    type Target = Vec<FieldError>;
+    fn deref(&self) -> &Vec<FieldError> {
+        &self.list
+    }
+}
+
+impl std::ops::DerefMut for WalkErrors {
+    fn deref_mut(&mut self) -> &mut Vec<FieldError> {
+        &mut self.list
+    }
+}
+
 fn structural_invariants(
     s: &Schema,
     lvl: Level,
     path: &Path,
     opts: StructuralOptions,
-    errs: &mut Vec<FieldError>,
+    errs: &mut WalkErrors,
     depth: usize,
 ) {
     if depth > MAX_SCHEMA_DEPTH {
@@ -741,7 +765,7 @@ fn junctor_invariants(
     skip_first_all_of_any_of: bool,
     path: &Path,
     opts: StructuralOptions,
-    errs: &mut Vec<FieldError>,
+    errs: &mut WalkErrors,
     depth: usize,
 ) {
     if depth > MAX_SCHEMA_DEPTH {
@@ -789,7 +813,7 @@ fn junctor_invariants(
         nested_invariants(not, false, &path.child("not"), no_rules, errs, depth + 1);
     }
     if !v.pattern.is_empty()
-        && let Err(e) = cel_runtime::regex::compile(&v.pattern)
+        && let Err(e) = errs.patterns.compile(&v.pattern)
     {
         errs.push(FieldError::invalid(
             &path.child("pattern"),
@@ -805,7 +829,7 @@ fn nested_invariants(
     skip_any_of: bool,
     path: &Path,
     opts: StructuralOptions,
-    errs: &mut Vec<FieldError>,
+    errs: &mut WalkErrors,
     depth: usize,
 ) {
     if depth > MAX_SCHEMA_DEPTH {
@@ -2272,6 +2296,31 @@ mod tests {
         check_with(j, SchemaCheckOptions::create(false))
     }
 
+    #[test]
+    fn a_schemas_patterns_share_one_compiled_size_allowance_when_checked() {
+        // About 4 MiB compiled each: the first few fit the schema's allowance, the rest are
+        // reported as too large (the errors are sorted by their text, so f19's is last).
+        let large = "((abcdefghijklmnopqrstuvwxyz|u){100}){30}";
+        let properties: Map<String, Json> = (0..20)
+            .map(|i| {
+                (
+                    format!("f{i:02}"),
+                    json!({"type": "string", "pattern": large}),
+                )
+            })
+            .collect();
+        let errors = check(json!({"type": "object", "properties": properties}));
+        assert!((11..=18).contains(&errors.len()), "{errors:#?}");
+        assert_eq!(
+            errors.last().map(String::as_str),
+            Some(format!(
+                "spec.validation.openAPIV3Schema.properties[f19].pattern: Invalid value: \"{large}\": \
+                 must be a valid regular expression, but isn't: error parsing regexp: expression \
+                 too large: `{large}`"
+            ).as_str())
+        );
+    }
+
     fn check_with(j: Json, opts: SchemaCheckOptions) -> Vec<String> {
         let s = Schema::from_json(&j, &schema_path()).expect("test schema reads");
         texts(&check_schema(
@@ -2431,7 +2480,7 @@ mod tests {
     }
 
     fn nested(j: Json, opts: StructuralOptions) -> Vec<String> {
-        let mut errs = Vec::new();
+        let mut errs = WalkErrors::default();
         nested_invariants(&schema(j), false, &Path::root(), opts, &mut errs, 0);
         texts(&errs)
     }

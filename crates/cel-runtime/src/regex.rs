@@ -22,10 +22,14 @@
 //!
 //! Known remaining differences: Unicode property names the `regex` crate knows but Go does
 //! not (scripts added in newer Unicode versions) are accepted; Go's limit on the total size of
-//! nested repetitions (`(a{1000}){1000}`) is approximated by the compiled-size limit.
+//! nested repetitions (`(a{1000}){1000}`) is approximated by the compiled-size limit; and
+//! the constant patterns of one program share one compiled-size allowance
+//! ([`PatternBudget`]), which Go does not have.
 //!
 //! Compiled programs are bounded ([`SIZE_LIMIT`]) so that a hostile pattern cannot take
-//! unbounded memory. [`compile_cached`] keeps a small shared cache for patterns that are not
+//! unbounded memory, and the constant patterns of one program share a bound
+//! ([`PatternBudget`]) so that a program cannot take unbounded time compiling them.
+//! [`compile_cached`] keeps a small shared cache for patterns that are not
 //! constants (a program compiles its constant patterns once, shared by both backends); it
 //! keeps only patterns that compile within [`CACHED_SIZE_LIMIT`], so that patterns from
 //! hostile data cannot fill it with [`CACHE_CAPACITY`] times the largest program.
@@ -666,8 +670,17 @@ fn translate(pattern: &str) -> std::result::Result<String, GoError> {
 
 /// Maps an error of the `regex` crate to Go's wording.
 fn map_regex_error(pattern: &str, e: &regex::Error) -> Error {
-    let text = e.to_string();
-    let code = if matches!(e, regex::Error::CompiledTooBig(_)) || text.contains("size limit") {
+    map_build_error(
+        pattern,
+        matches!(e, regex::Error::CompiledTooBig(_)),
+        &e.to_string(),
+    )
+}
+
+/// Maps an error of the `regex` crate's engine (`too_big` when the compiled program exceeded
+/// its size limit) to Go's message.
+fn map_build_error(pattern: &str, too_big: bool, text: &str) -> Error {
+    let code = if too_big || text.contains("size limit") {
         EXPRESSION_TOO_LARGE
     } else if text.contains("nest limit") {
         NESTS_TOO_DEEPLY
@@ -700,6 +713,97 @@ fn compile_within(pattern: &str, size_limit: usize, dfa_limit: usize) -> Result<
         .build()
         .map(Arc::new)
         .map_err(|e| map_regex_error(pattern, &e))
+}
+
+/// A pattern compiled for `matches` alone: no capture groups and no match positions, with a
+/// known compiled size, so that a program can bound what its constant patterns take together
+/// (see [`PatternBudget`]). It matches exactly as [`compile`]'s `Regex::is_match` does: same
+/// translation, same engine, same configuration.
+#[derive(Debug)]
+pub struct Matcher {
+    re: regex_automata::meta::Regex,
+}
+
+impl Matcher {
+    /// Whether the pattern matches anywhere in `s` (unanchored).
+    #[inline]
+    pub fn is_match(&self, s: &str) -> bool {
+        self.re.is_match(s)
+    }
+
+    /// The heap memory the compiled pattern holds (its automata and literal searchers).
+    pub fn memory_usage(&self) -> usize {
+        self.re.memory_usage()
+    }
+}
+
+/// The most compiled memory the constant patterns of one program may hold together: twice
+/// what one pattern at [`SIZE_LIMIT`] holds (its forward and reverse automata).
+///
+/// Compiling a pattern takes time in proportion to its compiled size (about 10 ms per MiB in
+/// release builds), and a counted repetition makes a short pattern large: `(x|...){422}`
+/// compiles to a few MiB from 30 characters. Without a bound shared by the whole program, an
+/// expression repeating such `matches` calls would take seconds to compile per kilobyte.
+pub const PROGRAM_SIZE_LIMIT: usize = 2 * SIZE_LIMIT;
+
+/// The compiled-size allowance the constant patterns of one program share (see
+/// [`PROGRAM_SIZE_LIMIT`]). Each pattern is compiled within what is left; one that does not
+/// fit fails as a pattern too large for Go's engine does (`expression too large`). Go has
+/// no such shared bound, so a program whose patterns are together larger than this (tens of
+/// MiB compiled; patterns Kubernetes users write take a few KiB) errors where cel-go would
+/// not: a documented difference.
+#[derive(Debug)]
+pub struct PatternBudget {
+    remaining: usize,
+}
+
+impl Default for PatternBudget {
+    fn default() -> Self {
+        PatternBudget {
+            remaining: PROGRAM_SIZE_LIMIT,
+        }
+    }
+}
+
+impl PatternBudget {
+    /// Compiles a constant pattern for `matches` within what is left of the allowance, and
+    /// charges its compiled size. A pattern that fails for its size is charged everything
+    /// that was left, since compiling it took as long as compiling that much.
+    pub fn compile(&mut self, pattern: &str) -> Result<Arc<Matcher>> {
+        let translated = translate(pattern).map_err(GoError::into_error)?;
+        if self.remaining == 0 {
+            return Err(GoError::new(EXPRESSION_TOO_LARGE, pattern).into_error());
+        }
+        let limit = self.remaining.min(SIZE_LIMIT);
+        let config = regex_automata::meta::Config::new()
+            .match_kind(regex_automata::MatchKind::LeftmostFirst)
+            .utf8_empty(true)
+            .nfa_size_limit(Some(limit))
+            .hybrid_cache_capacity(SIZE_LIMIT);
+        let syntax = regex_automata::util::syntax::Config::new().utf8(true);
+        match regex_automata::meta::Builder::new()
+            .configure(config)
+            .syntax(syntax)
+            .build(&translated)
+        {
+            Ok(re) => {
+                let matcher = Matcher { re };
+                self.remaining = self.remaining.saturating_sub(matcher.memory_usage());
+                Ok(Arc::new(matcher))
+            }
+            Err(e) => {
+                let too_big = e.size_limit().is_some();
+                if too_big {
+                    self.remaining = 0;
+                }
+                let text = match e.syntax_error() {
+                    Some(syntax) => syntax.to_string(),
+                    None => e.to_string(),
+                };
+                Err(map_build_error(pattern, too_big, &text))
+            }
+        }
+    }
 }
 
 struct Cache {
@@ -745,12 +849,6 @@ pub fn compile_cached(pattern: &str) -> Result<Arc<regex::Regex>> {
     Ok(re)
 }
 
-/// `s.matches(re)`: whether the pattern matches anywhere in `s` (unanchored).
-#[inline]
-pub fn is_match(re: &regex::Regex, s: &str) -> bool {
-    re.is_match(s)
-}
-
 /// `s.matches(pattern)` with a pattern compiled through [`compile_cached`].
 pub fn matches(s: &str, pattern: &str) -> Result<bool> {
     Ok(compile_cached(pattern)?.is_match(s))
@@ -785,6 +883,68 @@ mod tests {
         let re = compile_cached(big).unwrap();
         assert!(re.is_match(&format!("{}-only-small", "é".repeat(100))));
         assert!(!is_cached(big));
+    }
+
+    #[test]
+    fn a_program_s_constant_patterns_share_one_bound() {
+        // About 4 MiB compiled from 40 characters: the allowance holds a handful, then the
+        // next fails as too large, and once one has failed every further one fails.
+        let big = "((abcdefghijklmnopqrstuvwxyz|u){100}){30}";
+        let mut budget = PatternBudget::default();
+        let mut compiled = 0;
+        let message = loop {
+            match budget.compile(big) {
+                Ok(m) => {
+                    assert!(m.is_match(&"u".repeat(3000)));
+                    assert!(!m.is_match(&"u".repeat(2999)));
+                    compiled += 1;
+                    assert!(compiled < 20, "the allowance never ran out");
+                }
+                Err(e) => break e.message,
+            }
+        };
+        assert!((2..=9).contains(&compiled), "{compiled} large patterns fit");
+        assert_eq!(
+            message,
+            format!("error parsing regexp: expression too large: `{big}`")
+        );
+        // Once a pattern failed for its size, nothing is left.
+        let e = budget.compile("a").err().map(|e| e.message);
+        assert_eq!(
+            e.as_deref(),
+            Some("error parsing regexp: expression too large: `a`")
+        );
+        // Syntax errors cost nothing and read as `compile`'s.
+        let mut budget = PatternBudget::default();
+        assert_eq!(
+            budget.compile("a(").err().map(|e| e.message),
+            Some(err("a("))
+        );
+        assert!(budget.compile("^a+$").unwrap().is_match("aaa"));
+    }
+
+    #[test]
+    fn matchers_match_as_compiled_regexes_do() {
+        let mut budget = PatternBudget::default();
+        for (p, s) in [
+            (r"\d+", "٣"),
+            (r"\w", "é"),
+            ("(?i)straße", "STRASSE"),
+            ("^$", ""),
+            ("a|", "b"),
+            (r"\bfoo\b", "a foo."),
+            ("[[:alpha:]]", "é"),
+            (r"\pL", "é"),
+            ("(?s).", "\n"),
+            (".", "\n"),
+        ] {
+            let m = budget.compile(p).unwrap();
+            assert_eq!(
+                m.is_match(s),
+                compile(p).unwrap().is_match(s),
+                "{p} on {s:?}"
+            );
+        }
     }
 
     #[test]

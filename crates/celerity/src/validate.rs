@@ -27,6 +27,9 @@ pub(crate) fn validate(
             message,
         });
     };
+    // The literal patterns are compiled to check them, sharing one allowance as the
+    // program's constant patterns do.
+    let mut patterns = cel_runtime::regex::PatternBudget::default();
     checked.ast.expr.walk(&mut |e| {
         let ExprKind::Call(call) = &e.kind else {
             return;
@@ -58,7 +61,7 @@ pub(crate) fn validate(
         if f == "matches"
             && options.validate_regex_literals
             && let Literal::String(pattern) = lit
-            && cel_runtime::regex::compile(pattern).is_err()
+            && patterns.compile(pattern).is_err()
         {
             report(&mut out, arg.id, "invalid matches argument".to_string());
         }

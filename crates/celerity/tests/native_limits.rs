@@ -230,3 +230,41 @@ fn cost_free_doublings_stop_at_the_evaluations_allowance() {
         }
     }
 }
+
+/// About 4 MiB compiled from 40 characters: a counted repetition of a counted repetition.
+const LARGE_PATTERN: &str = "((abcdefghijklmnopqrstuvwxyz|u){100}){30}";
+
+#[test]
+fn a_programs_constant_patterns_share_one_compiled_size_allowance() {
+    // Twenty large patterns would take 80 MiB and over a second to compile; the program's
+    // allowance (`PROGRAM_SIZE_LIMIT`, 32 MiB) holds the first few, and the rest fail as
+    // patterns too large for Go's engine do, on both backends alike.
+    let _serial = SERIAL.lock();
+    let env = default_env();
+    let calls: Vec<String> = (0..20)
+        .map(|_| format!("s.matches('{LARGE_PATTERN}')"))
+        .collect();
+    let expr = format!("[{}]", calls.join(", "));
+    let one = format!("s.matches('{LARGE_PATTERN}')");
+    let vars = MapActivation::new().with("s", "u".repeat(3000));
+    for backend in [Backend::Interpreter, Backend::Jit] {
+        assert_eq!(
+            program(&env, &one, backend).eval(&vars),
+            Ok(Value::Bool(true)),
+            "{backend:?}"
+        );
+        let (compiled, grew) = peak_during(|| program(&env, &expr, backend));
+        assert!(
+            grew < 2 * cel_runtime::regex::PROGRAM_SIZE_LIMIT,
+            "{backend:?}: compiling grew the heap by {grew} bytes"
+        );
+        let err = compiled
+            .eval(&vars)
+            .expect_err("a pattern past the allowance");
+        assert_eq!(
+            err.message,
+            format!("error parsing regexp: expression too large: `{LARGE_PATTERN}`"),
+            "{backend:?}"
+        );
+    }
+}

@@ -339,6 +339,32 @@ fn invalid_regex() {
 }
 
 #[test]
+fn a_schemas_patterns_share_one_compiled_size_allowance() {
+    // Each pattern compiles to about 4 MiB from 40 characters: the schema's allowance
+    // (`cel_runtime::regex::PROGRAM_SIZE_LIMIT`) holds the first few, and the later ones are
+    // reported as too large, rather than twenty of them taking 80 MiB and a second.
+    let large = "^((abcdefghijklmnopqrstuvwxyz|u){100}){30}$";
+    let properties: serde_json::Map<String, Value> = (0..20)
+        .map(|i| {
+            (
+                format!("f{i:02}"),
+                json!({"type": "string", "pattern": large}),
+            )
+        })
+        .collect();
+    let v = validator(json!({"type": "object", "properties": properties}));
+    let ok = "u".repeat(3000);
+    assert_eq!(errors_of(&v, &json!({"f00": ok})), Vec::<String>::new());
+    assert_eq!(
+        errors_of(&v, &json!({"f19": ok})),
+        [format!(
+            "f19: Invalid value: \"{ok}\": f19 in body should match '{large}, but pattern is \
+             invalid: error parsing regexp: expression too large: `{large}`'"
+        )]
+    );
+}
+
+#[test]
 fn required_field() {
     case(
         json!({
