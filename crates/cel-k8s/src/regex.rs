@@ -84,6 +84,9 @@ impl Library for Regex {
 /// program is made).
 fn constant_patterns_compile(checked: &CheckedExpr<'_>) -> Vec<ValidationIssue> {
     let mut issues = Vec::new();
+    // Compiled to check them, within one allowance for the expression (a counted repetition
+    // makes a short pattern megabytes).
+    let mut patterns = cel_runtime::regex::PatternBudget::default();
     checked.expr.walk(&mut |e| {
         let ExprKind::Call(call) = &e.kind else {
             return;
@@ -95,7 +98,7 @@ fn constant_patterns_compile(checked: &CheckedExpr<'_>) -> Vec<ValidationIssue> 
             return;
         };
         if let ExprKind::Literal(Literal::String(p)) = &pattern.kind
-            && let Err(e) = cel_runtime::regex::compile_cached(p)
+            && let Err(e) = patterns.compile(p)
         {
             issues.push(ValidationIssue {
                 expr_id: pattern.id,

@@ -11,7 +11,10 @@
 //! strings builds 64 GiB at a cost of a few thousand. So an evaluation also has an
 //! allowance of [`MAX_BUILT_BYTES`] for everything these operations build (a list element
 //! counts as the size of a [`Value`]), opened by each backend's entry point with
-//! [`BuildAllowance::enter`]; an operation past it fails the same way.
+//! [`BuildAllowance::enter`]; an operation past it fails the same way. Regular expressions
+//! compiled while evaluating (patterns that are not constants, or too large to cache) draw on
+//! it too ([`check_pattern_compile`]): an expression could otherwise compile a large pattern
+//! at each of a million cheap calls.
 //!
 //! The limits are above what any Kubernetes object holds (a request body is at most 3 MiB)
 //! and what an evaluation under Kubernetes' per-call cost limit (10⁶ units, at least 0.1 per
@@ -110,6 +113,20 @@ pub fn check_elements(what: &str, elements: u128) -> Result<()> {
         )));
     }
     spend(what, elements * std::mem::size_of::<Value>() as u128)
+}
+
+/// How many times its size a regular expression compiled during an evaluation counts
+/// against the allowance: compiling is slow (about 10 ms per MiB), so an evaluation may
+/// compile [`MAX_BUILT_BYTES`] / 8, 32 MiB, of patterns.
+const PATTERN_WEIGHT: u128 = 8;
+
+/// Takes from the running evaluation's allowance the work of compiling a regular expression
+/// within `size_limit` bytes (see `regex::compile_cached`), or fails when it does not fit.
+pub fn check_pattern_compile(size_limit: usize) -> Result<()> {
+    spend(
+        "compiling a regular expression",
+        size_limit as u128 * PATTERN_WEIGHT,
+    )
 }
 
 #[cfg(test)]

@@ -52,6 +52,17 @@ pub const CACHE_CAPACITY: usize = 256;
 pub const CACHED_SIZE_LIMIT: usize = 256 << 10;
 const CACHED_DFA_SIZE_LIMIT: usize = 1 << 20;
 
+/// The bounds [`compile_cached`] tries in turn: each four times the last, from 16 KiB (what
+/// ordinary patterns need) to [`SIZE_LIMIT`].
+const COMPILE_STEPS: &[usize] = &[
+    16 << 10,
+    64 << 10,
+    CACHED_SIZE_LIMIT,
+    1 << 20,
+    4 << 20,
+    SIZE_LIMIT,
+];
+
 /// A regular-expression syntax error in Go's words.
 struct GoError {
     code: &'static str,
@@ -824,18 +835,35 @@ fn cache() -> &'static Mutex<Cache> {
 /// [`compile`] through a shared, thread-safe cache of the last [`CACHE_CAPACITY`] patterns
 /// (oldest evicted first) that compile within [`CACHED_SIZE_LIMIT`]. Errors and larger
 /// patterns are not cached.
+///
+/// A pattern not in the cache is compiled within growing bounds ([`COMPILE_STEPS`], up to
+/// [`SIZE_LIMIT`]), each charged to the running evaluation's allowance before it is tried
+/// (`limits::check_pattern_compile`), since a failed try takes as long as its bound: what an
+/// evaluation spends compiling is bounded by its allowance, and a small pattern costs little.
 pub fn compile_cached(pattern: &str) -> Result<Arc<regex::Regex>> {
     if let Ok(c) = cache().lock()
         && let Some(re) = c.map.get(pattern)
     {
         return Ok(re.clone());
     }
-    // A pattern that does not fit the cached bounds (or does not compile) is compiled with
-    // the full ones, and not kept.
-    let Ok(re) = compile_within(pattern, CACHED_SIZE_LIMIT, CACHED_DFA_SIZE_LIMIT) else {
-        return compile(pattern);
+    let mut compiled = None;
+    for &limit in COMPILE_STEPS {
+        crate::limits::check_pattern_compile(limit)?;
+        let dfa_limit = limit.clamp(CACHED_DFA_SIZE_LIMIT, SIZE_LIMIT);
+        match compile_within(pattern, limit, dfa_limit) {
+            Err(e) if e.message.contains(EXPRESSION_TOO_LARGE) && limit < SIZE_LIMIT => continue,
+            result => {
+                compiled = Some((result?, limit));
+                break;
+            }
+        }
+    }
+    let Some((re, limit)) = compiled else {
+        return Err(GoError::new(EXPRESSION_TOO_LARGE, pattern).into_error());
     };
-    if let Ok(mut c) = cache().lock() {
+    if limit <= CACHED_SIZE_LIMIT
+        && let Ok(mut c) = cache().lock()
+    {
         let key: Arc<str> = Arc::from(pattern);
         if c.map.insert(key.clone(), re.clone()).is_none() {
             c.order.push_back(key);
@@ -921,6 +949,37 @@ mod tests {
             Some(err("a("))
         );
         assert!(budget.compile("^a+$").unwrap().is_match("aaa"));
+    }
+
+    #[test]
+    fn patterns_compiled_while_evaluating_draw_on_the_evaluations_allowance() {
+        // A large pattern is not cached, so each call compiles it again: an evaluation
+        // may do so a few times, then the calls fail. Outside an evaluation nothing is
+        // counted, and a new evaluation starts afresh.
+        // A few MiB compiled: charged eight times the five bounds tried (5,456 KiB), so six
+        // fit in the 256 MiB allowance.
+        let big = "(abcdefghijklmnopqrstuvwxyz|u){1000}";
+        let _evaluation = crate::limits::BuildAllowance::enter();
+        let mut compiled = 0;
+        let message = loop {
+            match compile_cached(big) {
+                Ok(_) => compiled += 1,
+                Err(e) => break e.message,
+            }
+            assert!(compiled < 100, "the allowance never ran out");
+        };
+        assert_eq!(compiled, 6);
+        assert_eq!(
+            message,
+            "compiling a regular expression: evaluation exceeds its allowance for built \
+             values (268435456 bytes)"
+        );
+        // Small patterns are charged little: many still fit in a fresh evaluation.
+        drop(_evaluation);
+        let _evaluation = crate::limits::BuildAllowance::enter();
+        for i in 0..1000 {
+            assert!(compile_cached(&format!("^x{i}-allowance$")).is_ok());
+        }
     }
 
     #[test]
