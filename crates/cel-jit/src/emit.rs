@@ -33,8 +33,8 @@ use crate::JitError;
 use crate::abi::NULL_VALUE;
 use crate::abi::{
     CTX_COST, CTX_ERR_OUT, CTX_INTERRUPT, CTX_LIMIT, CTX_MADE, CTX_RESULT, CTX_RESULT_ERR,
-    CTX_STATUS, STATUS_INTERRUPTED, VALERR_ERR, VALERR_KNOWN_SIZE, VALERR_VALUE, VALUE_BOOL,
-    VALUE_SCALAR, VALUE_TAG,
+    CTX_STATUS, STATUS_FALLBACK, STATUS_INTERRUPTED, VALERR_ERR, VALERR_KNOWN_SIZE, VALERR_VALUE,
+    VALUE_BOOL, VALUE_SCALAR, VALUE_TAG,
 };
 use crate::shims::{
     CallSite, CostSite, ERR_DIVIDE_BY_ZERO, ERR_INT_OVERFLOW, ERR_MODULUS_BY_ZERO, ERR_NAN,
@@ -88,6 +88,17 @@ fn cl_ty(t: Ty) -> types::Type {
 fn inline_error(code: i64, expr: ExprId) -> i64 {
     let expr = expr.clamp(0, MAX_INLINE_EXPR);
     (INLINE_ERROR as i64) | (code << 26) | expr
+}
+
+/// The IR type and value tag of a variable declared with a scalar type, if it is one.
+fn scalar_declaration(declared: &cel_types::Type) -> Option<(Ty, u8)> {
+    match declared {
+        cel_types::Type::Int => Some((Ty::Int, Value::TAG_INT)),
+        cel_types::Type::Uint => Some((Ty::Uint, Value::TAG_UINT)),
+        cel_types::Type::Double => Some((Ty::Double, Value::TAG_DOUBLE)),
+        cel_types::Type::Bool => Some((Ty::Bool, Value::TAG_BOOL)),
+        _ => None,
+    }
 }
 
 fn flags() -> MemFlagsData {
@@ -210,6 +221,8 @@ fn emit_with(
             const_sizes: HashMap::new(),
             no_errs: HashSet::new(),
             vars: HashMap::new(),
+            checked_vars: HashMap::new(),
+            checked_vals: HashMap::new(),
             const_block: None,
             const_cache: HashMap::new(),
             cost: None,
@@ -271,6 +284,11 @@ struct Emitter<'a, 'f> {
     /// Each variable's value pointer (to null when unbound) and whether it is unbound,
     /// resolved once at entry.
     vars: HashMap<Arc<str>, (cl::Value, cl::Value)>,
+    /// The variables declared with a scalar type whose values entry checked to be of that
+    /// type (see `enter_with_variables`).
+    checked_vars: HashMap<Arc<str>, Ty>,
+    /// IR values read from such a variable, with its type: unboxing them needs no check.
+    checked_vals: HashMap<cel_ir::Value, Ty>,
     /// The block whose constants `const_cache` holds.
     const_block: Option<cl::Block>,
     const_cache: HashMap<(types::Type, i64), cl::Value>,
@@ -307,6 +325,34 @@ impl Emitter<'_, '_> {
 
     fn def(&mut self, x: cel_ir::Value, c: cl::Value) {
         self.vals[x.0 as usize] = Some(c);
+    }
+
+    /// Defines an error handle that is "no error" in every evaluation.
+    fn def_no_err(&mut self, x: cel_ir::Value) {
+        self.no_errs.insert(x);
+        let c = self.iconst(types::I32, 0);
+        self.def(x, c);
+    }
+
+    /// The target of block `from`'s branch when its condition is a constant (an error test
+    /// of a handle that is never an error), unless that is a loop's back edge (which must go
+    /// through its checks).
+    fn constant_branch<'t>(
+        &self,
+        from: usize,
+        cond: cel_ir::Value,
+        then: &'t (cel_ir::Block, Vec<cel_ir::Value>),
+        otherwise: &'t (cel_ir::Block, Vec<cel_ir::Value>),
+        back: &HashSet<(usize, usize)>,
+    ) -> Option<(cel_ir::Block, &'t [cel_ir::Value])> {
+        let Some(Scalar::Bool(taken)) = self.scalar_consts.get(&cond) else {
+            return None;
+        };
+        let (target, args) = if *taken { then } else { otherwise };
+        if back.contains(&(from, target.0 as usize)) {
+            return None;
+        }
+        Some((*target, args))
     }
 
     /// An integer constant, defined once per block (generated code repeats a few constants
@@ -753,19 +799,12 @@ impl Emitter<'_, '_> {
         // Variables are resolved once, at entry: a lookup in the activation is the most
         // expensive part of reading one, and a program often reads one several times.
         // (Unless the host computes them on demand: then each read asks.)
-        for bd in &func.blocks {
-            for inst in &bd.insts {
-                if let Op::LoadVar(name) = &inst.op
-                    && !self.lazy_variables
-                    && !self.vars.contains_key(name)
-                {
-                    let resolved = self.resolve_var(name)?;
-                    self.vars.insert(name.clone(), resolved);
-                }
-            }
-        }
         let first = self.blocks[0];
-        self.b.ins().jump(first, &[]);
+        if self.lazy_variables {
+            self.b.ins().jump(first, &[]);
+        } else {
+            self.enter_with_variables(first)?;
+        }
 
         let (rpo, back) = order(func);
         let reached: HashSet<usize> = rpo.iter().copied().collect();
@@ -788,6 +827,21 @@ impl Emitter<'_, '_> {
                         let t = self.blocks[target.0 as usize];
                         self.b.ins().jump(t, &args);
                     }
+                }
+                Some(Term::Branch {
+                    cond,
+                    then,
+                    otherwise,
+                }) if self
+                    .constant_branch(bi, *cond, then, otherwise, &back)
+                    .is_some() =>
+                {
+                    let (target, args) = self
+                        .constant_branch(bi, *cond, then, otherwise, &back)
+                        .expect("checked by the guard");
+                    let args = self.block_args(args)?;
+                    let t = self.blocks[target.0 as usize];
+                    self.b.ins().jump(t, &args);
                 }
                 Some(Term::Branch {
                     cond,
@@ -848,6 +902,57 @@ impl Emitter<'_, '_> {
         // The interruption exit jumps to the exit block: filled first.
         self.fill_interrupted_exit_block();
         self.fill_exit_block();
+        Ok(())
+    }
+
+    /// Resolves every variable the function reads, then enters `first`, unless one is
+    /// unbound or one declared `int`, `uint`, `double` or `bool` holds a value of another
+    /// type: that evaluation is the interpreter's (a fallback, which gives the same answer).
+    /// The code can then read variables with no error path, and unbox scalar ones without
+    /// checking their tags.
+    fn enter_with_variables(&mut self, first: cl::Block) -> Result<(), JitError> {
+        let func = self.func;
+        let mut unfit: Option<cl::Value> = None;
+        for bd in &func.blocks {
+            for inst in &bd.insts {
+                let Op::LoadVar(name) = &inst.op else {
+                    continue;
+                };
+                if self.vars.contains_key(name) {
+                    continue;
+                }
+                let (v, unbound) = self.resolve_var(name)?;
+                self.vars.insert(name.clone(), (v, unbound));
+                let mut bad = unbound;
+                if let Some((ty, tag)) = scalar_declaration(self.checked.type_of(inst.expr)) {
+                    // An unbound variable reads as the null value: its tag differs too.
+                    let actual = self.b.ins().load(types::I8, flags(), v, VALUE_TAG);
+                    bad = self.icmp_c(IntCC::NotEqual, actual, i64::from(tag));
+                    self.checked_vars.insert(name.clone(), ty);
+                }
+                unfit = Some(match unfit {
+                    None => bad,
+                    Some(u) => self.b.ins().bor(u, bad),
+                });
+            }
+        }
+        match unfit {
+            None => {
+                self.b.ins().jump(first, &[]);
+            }
+            Some(unfit) => {
+                // A cold block hands the evaluation to the interpreter and leaves.
+                let fallback = self.b.create_block();
+                self.b.set_cold_block(fallback);
+                self.b.ins().brif(unfit, fallback, &[], first, &[]);
+                self.b.switch_to_block(fallback);
+                let ctx = self.ctx();
+                let status = self.iconst(types::I32, i64::from(STATUS_FALLBACK));
+                self.b.ins().store(flags(), status, ctx, CTX_STATUS);
+                let exit = self.exit_block();
+                self.b.ins().jump(exit, &[]);
+            }
+        }
         Ok(())
     }
 
@@ -984,11 +1089,7 @@ impl Emitter<'_, '_> {
                 let c = self.ptr_const(p);
                 self.def(r[0], c);
             }
-            Op::NoErr => {
-                self.no_errs.insert(r[0]);
-                let c = self.iconst(types::I32, 0);
-                self.def(r[0], c);
-            }
+            Op::NoErr => self.def_no_err(r[0]),
             other => return Err(misrouted(other)),
         }
         Ok(())
@@ -1002,18 +1103,24 @@ impl Emitter<'_, '_> {
         let expr = inst.expr;
         match &inst.op {
             Op::LoadVar(name) => {
-                let (v, unbound) = if self.lazy_variables {
-                    self.resolve_var(name)?
+                self.data.names.insert(expr, name.clone());
+                if self.lazy_variables {
+                    let (v, unbound) = self.resolve_var(name)?;
+                    let e = self.err_if(unbound, ERR_NO_SUCH_ATTRIBUTE, expr);
+                    self.def(r[0], v);
+                    self.def(r[1], e);
                 } else {
-                    *self
+                    // Resolved and checked at entry (`enter_with_variables`): bound here.
+                    let (v, _) = *self
                         .vars
                         .get(name)
-                        .ok_or_else(|| JitError::Codegen(format!("{name} was not resolved")))?
-                };
-                self.data.names.insert(expr, name.clone());
-                let e = self.err_if(unbound, ERR_NO_SUCH_ATTRIBUTE, expr);
-                self.def(r[0], v);
-                self.def(r[1], e);
+                        .ok_or_else(|| JitError::Codegen(format!("{name} was not resolved")))?;
+                    if let Some(ty) = self.checked_vars.get(name) {
+                        self.checked_vals.insert(r[0], *ty);
+                    }
+                    self.def(r[0], v);
+                    self.def_no_err(r[1]);
+                }
             }
             Op::Box => {
                 if let Some(Scalar::Int(_)) = self.scalar_consts.get(&a[0]) {
@@ -1021,6 +1128,17 @@ impl Emitter<'_, '_> {
                 }
                 let p = self.boxed(a[0])?;
                 self.def(r[0], p);
+            }
+            Op::Unbox(ty) if self.checked_vals.get(&a[0]) == Some(ty) => {
+                // A variable whose tag entry checked.
+                let p = self.v(a[0])?;
+                let v = match ty {
+                    Ty::Double => self.b.ins().load(types::F64, flags(), p, VALUE_SCALAR),
+                    Ty::Bool => self.b.ins().load(types::I8, flags(), p, VALUE_BOOL),
+                    _ => self.b.ins().load(types::I64, flags(), p, VALUE_SCALAR),
+                };
+                self.def(r[0], v);
+                self.def_no_err(r[1]);
             }
             Op::Unbox(ty) => {
                 let p = self.v(a[0])?;
@@ -1345,12 +1463,30 @@ impl Emitter<'_, '_> {
         let r = &inst.results;
         let expr = inst.expr;
         match &inst.op {
+            // Handles known to be "no error" fold here rather than in Cranelift: fewer
+            // instructions, and branches on them become jumps.
+            Op::ErrOr if self.no_errs.contains(&a[0]) && self.no_errs.contains(&a[1]) => {
+                self.def_no_err(r[0]);
+            }
+            Op::ErrOr if self.no_errs.contains(&a[0]) => {
+                let y = self.v(a[1])?;
+                self.def(r[0], y);
+            }
+            Op::ErrOr if self.no_errs.contains(&a[1]) => {
+                let x = self.v(a[0])?;
+                self.def(r[0], x);
+            }
             Op::ErrOr => {
                 let x = self.v(a[0])?;
                 let y = self.v(a[1])?;
                 let is = self.icmp_c(IntCC::NotEqual, x, 0);
                 let v = self.b.ins().select(is, x, y);
                 self.def(r[0], v);
+            }
+            Op::IsErr if self.no_errs.contains(&a[0]) => {
+                let c = self.iconst(types::I8, 0);
+                self.def(r[0], c);
+                self.scalar_consts.insert(r[0], Scalar::Bool(false));
             }
             Op::IsErr => {
                 let x = self.v(a[0])?;

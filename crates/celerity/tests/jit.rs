@@ -164,6 +164,61 @@ fn jit_agrees_with_the_interpreter() {
     );
 }
 
+/// Native code checks once, on entry, that each variable is bound and that those declared
+/// `int`, `uint`, `double` or `bool` hold such a value, and reads them without checks after
+/// that; an evaluation where one does not is the interpreter's. Either way the answers are
+/// the interpreter's, errors and costs included.
+#[test]
+fn variables_that_do_not_fit_their_declarations_get_the_interpreters_answers() {
+    let env = env();
+    let exprs = [
+        "x + 1",
+        "x > 0 || y > 0",
+        "y > 0 || x + 1 > 0",
+        "u + 1u",
+        "d * 2.0",
+        "b && x > 1",
+        "!b || s == 'hello'",
+        "s + '!'",
+    ];
+    let bindings = [
+        ("bound as declared", vars()),
+        ("x a string", vars().with("x", "seven")),
+        ("y a double", vars().with("y", Value::Double(5.0))),
+        ("u an int", vars().with("u", 3i64)),
+        ("d an int", vars().with("d", 2i64)),
+        ("b null", vars().with("b", Value::Null)),
+        ("s an int", vars().with("s", 1i64)),
+        ("x unbound", without(vars(), "x")),
+        ("s unbound", without(vars(), "s")),
+    ];
+    let mut failures = Vec::new();
+    let mut native_values = 0;
+    for expr in exprs {
+        let (i, j) = programs(&env, expr);
+        for (what, vars) in &bindings {
+            let (a, b) = (outcome(&i, vars), outcome(&j, vars));
+            if a != b {
+                failures.push(format!(
+                    "{expr} with {what}\n  interpreter: {a}\n  jit: {b}"
+                ));
+            }
+            native_values += usize::from(*what == "bound as declared" && !a.starts_with("error"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(native_values, exprs.len());
+}
+
+/// `vars` without `name`.
+fn without(vars: MapActivation, name: &str) -> MapActivation {
+    let mut out = MapActivation::new();
+    for (n, v) in vars.iter().filter(|(n, _)| *n != name) {
+        out = out.with(n, v.clone());
+    }
+    out
+}
+
 #[test]
 fn cost_limits_stop_both_backends_at_the_same_step() {
     let env = env();
