@@ -147,12 +147,15 @@ impl CostRange {
 
 /// `ceil(n * f)`, saturating at `u64::MAX` as cel-go does.
 pub fn ceil_factor(n: u64, f: f64) -> u64 {
-    let v = (n as f64 * f).ceil();
+    let v = n as f64 * f;
     if v >= u64::MAX as f64 {
-        UNKNOWN
-    } else {
-        v as u64
+        return UNKNOWN;
     }
+    // `v.ceil()` without the libm call it is on x86-64's baseline (no SSE4.1), which every
+    // size-dependent charge makes at run time: `v` is finite and not negative, its
+    // truncation is exact, and below 2⁵³ so is the comparison (above, `v` is whole).
+    let whole = v as u64;
+    if (whole as f64) < v { whole + 1 } else { whole }
 }
 
 /// The static estimate of one call: its own cost (argument costs excluded) and, for
@@ -304,6 +307,27 @@ pub enum CostKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ceil_factor_is_the_float_ceiling() {
+        // Against `f64::ceil` itself (cel-go's `math.Ceil`), float rounding included, up to
+        // the saturation.
+        let mut ns: Vec<u64> = (0..10_000).collect();
+        for shift in 40..64 {
+            let p = 1u64 << shift;
+            ns.extend([p - 1, p, p + 1, p + 7, p.wrapping_mul(3) / 2]);
+        }
+        ns.extend([u64::MAX - 1, u64::MAX]);
+        for f in [STRING_TRAVERSAL_COST_FACTOR, REGEX_STRING_LENGTH_COST_FACTOR, 1.0] {
+            for &n in &ns {
+                let v = (n as f64 * f).ceil();
+                let want = if v >= u64::MAX as f64 { UNKNOWN } else { v as u64 };
+                assert_eq!(ceil_factor(n, f), want, "{n} × {f}");
+            }
+        }
+        assert_eq!(ceil_factor(30, STRING_TRAVERSAL_COST_FACTOR), 3);
+        assert_eq!(ceil_factor(31, STRING_TRAVERSAL_COST_FACTOR), 4);
+    }
 
     #[test]
     fn literal_arguments_read_as_cel_go_reads_them() {
