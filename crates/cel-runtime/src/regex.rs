@@ -52,9 +52,11 @@ pub const CACHE_CAPACITY: usize = 256;
 pub const CACHED_SIZE_LIMIT: usize = 256 << 10;
 const CACHED_DFA_SIZE_LIMIT: usize = 1 << 20;
 
-/// The bounds [`compile_cached`] tries in turn: each four times the last, from 16 KiB (what
-/// ordinary patterns need) to [`SIZE_LIMIT`].
+/// The bounds [`compile_cached`] tries in turn: each four times the last, from 4 KiB (what
+/// ordinary patterns need; an evaluation may compile 8,192 such patterns that are not cached)
+/// to [`SIZE_LIMIT`].
 const COMPILE_STEPS: &[usize] = &[
+    4 << 10,
     16 << 10,
     64 << 10,
     CACHED_SIZE_LIMIT,
@@ -956,7 +958,7 @@ mod tests {
         // A large pattern is not cached, so each call compiles it again: an evaluation
         // may do so a few times, then the calls fail. Outside an evaluation nothing is
         // counted, and a new evaluation starts afresh.
-        // A few MiB compiled: charged eight times the five bounds tried (5,456 KiB), so six
+        // A few MiB compiled: charged eight times the six bounds tried (5,460 KiB), so six
         // fit in the 256 MiB allowance.
         let big = "(abcdefghijklmnopqrstuvwxyz|u){1000}";
         let _evaluation = crate::limits::BuildAllowance::enter();
@@ -977,7 +979,7 @@ mod tests {
         // Small patterns are charged little: many still fit in a fresh evaluation.
         drop(_evaluation);
         let _evaluation = crate::limits::BuildAllowance::enter();
-        for i in 0..1000 {
+        for i in 0..5000 {
             assert!(compile_cached(&format!("^x{i}-allowance$")).is_ok());
         }
     }
