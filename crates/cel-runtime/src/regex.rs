@@ -838,10 +838,11 @@ fn cache() -> &'static Mutex<Cache> {
 /// (oldest evicted first) that compile within [`CACHED_SIZE_LIMIT`]. Errors and larger
 /// patterns are not cached.
 ///
-/// A pattern not in the cache is compiled within growing bounds ([`COMPILE_STEPS`], up to
-/// [`SIZE_LIMIT`]), each charged to the running evaluation's allowance before it is tried
-/// (`limits::check_pattern_compile`), since a failed try takes as long as its bound: what an
-/// evaluation spends compiling is bounded by its allowance, and a small pattern costs little.
+/// A pattern not in the cache is compiled within growing bounds (from 4 KiB, four times the
+/// last each time, up to [`SIZE_LIMIT`]), each charged to the running evaluation's allowance
+/// before it is tried (`limits::check_pattern_compile`), since a failed try takes as long as
+/// its bound: what an evaluation spends compiling is bounded by its allowance, and a small
+/// pattern costs little.
 pub fn compile_cached(pattern: &str) -> Result<Arc<regex::Regex>> {
     if let Ok(c) = cache().lock()
         && let Some(re) = c.map.get(pattern)
