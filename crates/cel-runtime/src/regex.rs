@@ -854,7 +854,7 @@ pub fn compile_cached(pattern: &str) -> Result<Arc<regex::Regex>> {
         crate::limits::check_pattern_compile(limit)?;
         let dfa_limit = limit.clamp(CACHED_DFA_SIZE_LIMIT, SIZE_LIMIT);
         match compile_within(pattern, limit, dfa_limit) {
-            Err(e) if e.message.contains(EXPRESSION_TOO_LARGE) && limit < SIZE_LIMIT => continue,
+            Err(e) if is_too_large(&e) && limit < SIZE_LIMIT => continue,
             result => {
                 compiled = Some((result?, limit));
                 break;
@@ -878,6 +878,14 @@ pub fn compile_cached(pattern: &str) -> Result<Arc<regex::Regex>> {
         }
     }
     Ok(re)
+}
+
+/// Whether compiling failed for the size of the compiled program (and not, say, for a
+/// pattern that mentions "expression too large").
+fn is_too_large(e: &Error) -> bool {
+    e.message
+        .strip_prefix("error parsing regexp: ")
+        .is_some_and(|rest| rest.starts_with(EXPRESSION_TOO_LARGE))
 }
 
 /// `s.matches(pattern)` with a pattern compiled through [`compile_cached`].
@@ -977,6 +985,16 @@ mod tests {
             "compiling a regular expression: evaluation exceeds its allowance for built \
              values (268435456 bytes)"
         );
+        // A syntax error is not retried with larger bounds, whatever the pattern says: each
+        // is charged the first bound only, so 5,000 fit (retried, 40 would).
+        drop(_evaluation);
+        let _evaluation = crate::limits::BuildAllowance::enter();
+        for _ in 0..5_000 {
+            let e = compile_cached("expression too large: (")
+                .map(|_| ())
+                .unwrap_err();
+            assert!(e.message.contains("missing closing )"), "{}", e.message);
+        }
         // Small patterns are charged little: many still fit in a fresh evaluation.
         drop(_evaluation);
         let _evaluation = crate::limits::BuildAllowance::enter();
