@@ -318,10 +318,18 @@ mod tests {
             ns.extend([p - 1, p, p + 1, p + 7, p.wrapping_mul(3) / 2]);
         }
         ns.extend([u64::MAX - 1, u64::MAX]);
-        for f in [STRING_TRAVERSAL_COST_FACTOR, REGEX_STRING_LENGTH_COST_FACTOR, 1.0] {
+        for f in [
+            STRING_TRAVERSAL_COST_FACTOR,
+            REGEX_STRING_LENGTH_COST_FACTOR,
+            1.0,
+        ] {
             for &n in &ns {
                 let v = (n as f64 * f).ceil();
-                let want = if v >= u64::MAX as f64 { UNKNOWN } else { v as u64 };
+                let want = if v >= u64::MAX as f64 {
+                    UNKNOWN
+                } else {
+                    v as u64
+                };
                 assert_eq!(ceil_factor(n, f), want, "{n} × {f}");
             }
         }
