@@ -247,10 +247,16 @@ impl Arena {
             }
         }
         self.truncate(mark);
-        for (old, v) in kept {
-            let new = self.alloc(v) as usize as u64;
-            for w in keep.iter_mut().filter(|w| **w == old) {
-                *w = new;
+        let moved: Vec<(u64, u64)> = kept
+            .into_iter()
+            .map(|(old, v)| (old, self.alloc(v) as usize as u64))
+            .collect();
+        // Each word is rewritten once, from its old address: a survivor's new place may be
+        // another survivor's old one, so rewriting word by word as each moved would send
+        // a word just rewritten on to the next survivor's place.
+        for w in keep.iter_mut() {
+            if let Some((_, new)) = moved.iter().find(|(old, _)| old == w) {
+                *w = *new;
             }
         }
     }
@@ -317,6 +323,28 @@ mod tests {
         }
         let outside = Value::Null;
         assert!(!a.owns(&outside));
+    }
+
+    #[test]
+    fn release_moves_each_survivor_to_its_own_place() {
+        // Survivors listed in another order than they were made: the first moves into the
+        // second's old place. Each word must end at its own value (a fuzzer found native
+        // code reading a `cel.bind` value as the list made before it).
+        let mut a = Arena::default();
+        a.alloc(Value::Int(0));
+        let mark = a.mark();
+        let list = a.alloc(Value::list(Vec::new())) as usize as u64;
+        let _dead = a.alloc(Value::Int(1));
+        let string = a.alloc(Value::from("zz")) as usize as u64;
+        let mut keep = [string, 0, list, string];
+        a.release(mark, &mut keep);
+        // SAFETY: the words are addresses of the arena's live values, written by `release`.
+        let at = |w: u64| unsafe { &*(w as usize as *const Value) };
+        assert_eq!(at(keep[0]), &Value::from("zz"));
+        assert_eq!(keep[1], 0);
+        assert_eq!(at(keep[2]), &Value::list(Vec::new()));
+        assert_eq!(keep[3], keep[0]);
+        assert_eq!(a.len(), 3);
     }
 
     #[test]

@@ -70,6 +70,11 @@ fn outcome(p: &Program, vars: &MapActivation) -> String {
 
 const EXPRS: &[&str] = &[
     "true",
+    // A binding first read inside a loop whose iteration also keeps an inner loop's list:
+    // freeing the iteration's values moved one into the other's old place, and the binding
+    // read as the list (found by the differential fuzzer).
+    "cel.bind(v1, 'zz', l.map(x2, l.filter(x3, x3 > 5) == [] ? v1 : 'no'))",
+    "cel.bind(v1, 'zz', l.map(x2, (l.filter(x3, x3 > 5).map(x4, v1) != ['a', 'b']), v1))",
     "1 + 2",
     "x + y * 3 - x / 2 > 10",
     "(x + y) * 3 - x / 2 > 10",
