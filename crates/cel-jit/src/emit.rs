@@ -90,13 +90,24 @@ fn inline_error(code: i64, expr: ExprId) -> i64 {
     (INLINE_ERROR as i64) | (code << 26) | expr
 }
 
-/// The IR type and value tag of a variable declared with a scalar type, if it is one.
-fn scalar_declaration(declared: &cel_types::Type) -> Option<(Ty, u8)> {
+/// The IR type of a variable declared with a scalar type, if it is one.
+fn scalar_declaration(declared: &cel_types::Type) -> Option<Ty> {
     match declared {
-        cel_types::Type::Int => Some((Ty::Int, Value::TAG_INT)),
-        cel_types::Type::Uint => Some((Ty::Uint, Value::TAG_UINT)),
-        cel_types::Type::Double => Some((Ty::Double, Value::TAG_DOUBLE)),
-        cel_types::Type::Bool => Some((Ty::Bool, Value::TAG_BOOL)),
+        cel_types::Type::Int => Some(Ty::Int),
+        cel_types::Type::Uint => Some(Ty::Uint),
+        cel_types::Type::Double => Some(Ty::Double),
+        cel_types::Type::Bool => Some(Ty::Bool),
+        _ => None,
+    }
+}
+
+/// The tag of the `Value`s that hold a scalar IR type.
+fn scalar_tag(ty: Ty) -> Option<u8> {
+    match ty {
+        Ty::Int => Some(Value::TAG_INT),
+        Ty::Uint => Some(Value::TAG_UINT),
+        Ty::Double => Some(Value::TAG_DOUBLE),
+        Ty::Bool => Some(Value::TAG_BOOL),
         _ => None,
     }
 }
@@ -221,7 +232,6 @@ fn emit_with(
             const_sizes: HashMap::new(),
             no_errs: HashSet::new(),
             vars: HashMap::new(),
-            checked_vars: HashMap::new(),
             checked_vals: HashMap::new(),
             const_block: None,
             const_cache: HashMap::new(),
@@ -281,13 +291,11 @@ struct Emitter<'a, 'f> {
     const_sizes: HashMap<cel_ir::Value, u64>,
     /// Error handles that are constantly "no error".
     no_errs: HashSet<cel_ir::Value>,
-    /// Each variable's value pointer (to null when unbound) and whether it is unbound,
-    /// resolved once at entry.
-    vars: HashMap<Arc<str>, (cl::Value, cl::Value)>,
-    /// The variables declared with a scalar type whose values entry checked to be of that
-    /// type (see `enter_with_variables`).
-    checked_vars: HashMap<Arc<str>, Ty>,
-    /// IR values read from such a variable, with its type: unboxing them needs no check.
+    /// Each variable's value pointer, resolved and checked once at entry (see
+    /// `enter_with_variables`), and the scalar type entry checked it holds, if declared one.
+    vars: HashMap<Arc<str>, (cl::Value, Option<Ty>)>,
+    /// IR values read from a variable of a checked scalar type, with that type: unboxing them
+    /// needs no check.
     checked_vals: HashMap<cel_ir::Value, Ty>,
     /// The block whose constants `const_cache` holds.
     const_block: Option<cl::Block>,
@@ -325,6 +333,15 @@ impl Emitter<'_, '_> {
 
     fn def(&mut self, x: cel_ir::Value, c: cl::Value) {
         self.vals[x.0 as usize] = Some(c);
+    }
+
+    /// The scalar payload of the value at `p`, read as `ty` (whatever its tag says).
+    fn load_payload(&mut self, p: cl::Value, ty: Ty) -> cl::Value {
+        match ty {
+            Ty::Double => self.b.ins().load(types::F64, flags(), p, VALUE_SCALAR),
+            Ty::Bool => self.b.ins().load(types::I8, flags(), p, VALUE_BOOL),
+            _ => self.b.ins().load(types::I64, flags(), p, VALUE_SCALAR),
+        }
     }
 
     /// Defines an error handle that is "no error" in every evaluation.
@@ -922,14 +939,16 @@ impl Emitter<'_, '_> {
                     continue;
                 }
                 let (v, unbound) = self.resolve_var(name)?;
-                self.vars.insert(name.clone(), (v, unbound));
-                let mut bad = unbound;
-                if let Some((ty, tag)) = scalar_declaration(self.checked.type_of(inst.expr)) {
+                let scalar = scalar_declaration(self.checked.type_of(inst.expr));
+                self.vars.insert(name.clone(), (v, scalar));
+                let bad = match scalar.and_then(scalar_tag) {
                     // An unbound variable reads as the null value: its tag differs too.
-                    let actual = self.b.ins().load(types::I8, flags(), v, VALUE_TAG);
-                    bad = self.icmp_c(IntCC::NotEqual, actual, i64::from(tag));
-                    self.checked_vars.insert(name.clone(), ty);
-                }
+                    Some(tag) => {
+                        let actual = self.b.ins().load(types::I8, flags(), v, VALUE_TAG);
+                        self.icmp_c(IntCC::NotEqual, actual, i64::from(tag))
+                    }
+                    None => unbound,
+                };
                 unfit = Some(match unfit {
                     None => bad,
                     Some(u) => self.b.ins().bor(u, bad),
@@ -1111,12 +1130,12 @@ impl Emitter<'_, '_> {
                     self.def(r[1], e);
                 } else {
                     // Resolved and checked at entry (`enter_with_variables`): bound here.
-                    let (v, _) = *self
+                    let (v, scalar) = *self
                         .vars
                         .get(name)
                         .ok_or_else(|| JitError::Codegen(format!("{name} was not resolved")))?;
-                    if let Some(ty) = self.checked_vars.get(name) {
-                        self.checked_vals.insert(r[0], *ty);
+                    if let Some(ty) = scalar {
+                        self.checked_vals.insert(r[0], ty);
                     }
                     self.def(r[0], v);
                     self.def_no_err(r[1]);
@@ -1132,38 +1151,21 @@ impl Emitter<'_, '_> {
             Op::Unbox(ty) if self.checked_vals.get(&a[0]) == Some(ty) => {
                 // A variable whose tag entry checked.
                 let p = self.v(a[0])?;
-                let v = match ty {
-                    Ty::Double => self.b.ins().load(types::F64, flags(), p, VALUE_SCALAR),
-                    Ty::Bool => self.b.ins().load(types::I8, flags(), p, VALUE_BOOL),
-                    _ => self.b.ins().load(types::I64, flags(), p, VALUE_SCALAR),
-                };
+                let v = self.load_payload(p, *ty);
                 self.def(r[0], v);
                 self.def_no_err(r[1]);
             }
             Op::Unbox(ty) => {
                 let p = self.v(a[0])?;
                 let tag = self.b.ins().load(types::I8, flags(), p, VALUE_TAG);
-                let want = match ty {
-                    Ty::Int => Value::TAG_INT,
-                    Ty::Uint => Value::TAG_UINT,
-                    Ty::Double => Value::TAG_DOUBLE,
-                    Ty::Bool => Value::TAG_BOOL,
-                    other => return Err(JitError::Codegen(format!("unbox to {other}"))),
-                };
-                let ok = self.icmp_c(IntCC::Equal, tag, want as i64);
-                let (payload, zero) = match ty {
-                    Ty::Double => {
-                        let x = self.b.ins().load(types::F64, flags(), p, VALUE_SCALAR);
-                        (x, self.b.ins().f64const(0.0))
-                    }
-                    Ty::Bool => {
-                        let x = self.b.ins().load(types::I8, flags(), p, VALUE_BOOL);
-                        (x, self.iconst(types::I8, 0))
-                    }
-                    _ => {
-                        let x = self.b.ins().load(types::I64, flags(), p, VALUE_SCALAR);
-                        (x, self.iconst(types::I64, 0))
-                    }
+                let want =
+                    scalar_tag(*ty).ok_or_else(|| JitError::Codegen(format!("unbox to {ty}")))?;
+                let ok = self.icmp_c(IntCC::Equal, tag, i64::from(want));
+                let payload = self.load_payload(p, *ty);
+                let zero = match ty {
+                    Ty::Double => self.b.ins().f64const(0.0),
+                    Ty::Bool => self.iconst(types::I8, 0),
+                    _ => self.iconst(types::I64, 0),
                 };
                 let v = self.b.ins().select(ok, payload, zero);
                 let bad = self.icmp_c(IntCC::Equal, ok, 0);
