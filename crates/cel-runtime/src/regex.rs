@@ -720,12 +720,20 @@ pub fn compile(pattern: &str) -> Result<Arc<regex::Regex>> {
 /// [`compile`] with other bounds on the compiled program and its lazy DFA cache.
 fn compile_within(pattern: &str, size_limit: usize, dfa_limit: usize) -> Result<Arc<regex::Regex>> {
     let translated = translate(pattern).map_err(GoError::into_error)?;
-    regex::RegexBuilder::new(&translated)
+    build_translated(&translated, size_limit, dfa_limit).map_err(|e| map_regex_error(pattern, &e))
+}
+
+/// Builds an already translated pattern with the `regex` crate within the given bounds.
+fn build_translated(
+    translated: &str,
+    size_limit: usize,
+    dfa_limit: usize,
+) -> std::result::Result<Arc<regex::Regex>, regex::Error> {
+    regex::RegexBuilder::new(translated)
         .size_limit(size_limit)
         .dfa_size_limit(dfa_limit)
         .build()
         .map(Arc::new)
-        .map_err(|e| map_regex_error(pattern, &e))
 }
 
 /// A pattern compiled for `matches` alone: no capture groups and no match positions, with a
@@ -849,14 +857,16 @@ pub fn compile_cached(pattern: &str) -> Result<Arc<regex::Regex>> {
     {
         return Ok(re.clone());
     }
+    let translated = translate(pattern).map_err(GoError::into_error)?;
     let mut compiled = None;
     for &limit in COMPILE_STEPS {
         crate::limits::check_pattern_compile(limit)?;
         let dfa_limit = limit.clamp(CACHED_DFA_SIZE_LIMIT, SIZE_LIMIT);
-        match compile_within(pattern, limit, dfa_limit) {
-            Err(e) if is_too_large(&e) && limit < SIZE_LIMIT => continue,
+        match build_translated(&translated, limit, dfa_limit) {
+            // Only a program over its bound is tried again, with the next bound.
+            Err(regex::Error::CompiledTooBig(_)) if limit < SIZE_LIMIT => continue,
             result => {
-                compiled = Some((result?, limit));
+                compiled = Some((result.map_err(|e| map_regex_error(pattern, &e))?, limit));
                 break;
             }
         }
@@ -878,14 +888,6 @@ pub fn compile_cached(pattern: &str) -> Result<Arc<regex::Regex>> {
         }
     }
     Ok(re)
-}
-
-/// Whether compiling failed for the size of the compiled program (and not, say, for a
-/// pattern that mentions "expression too large").
-fn is_too_large(e: &Error) -> bool {
-    e.message
-        .strip_prefix("error parsing regexp: ")
-        .is_some_and(|rest| rest.starts_with(EXPRESSION_TOO_LARGE))
 }
 
 /// `s.matches(pattern)` with a pattern compiled through [`compile_cached`].
