@@ -4,7 +4,8 @@
 //! errors on values an update leaves unchanged (`CRDValidationRatcheting`).
 //!
 //! A [`Validator`] is prepared once per schema (formats resolved, every `pattern` compiled in
-//! Go's dialect by `cel_runtime::regex`, within one compiled-size allowance per schema); validating allocates only for the errors it reports.
+//! Go's dialect by `cel_runtime::regex`, within one compiled-size allowance per schema);
+//! validating allocates only for the errors it reports.
 //!
 //! # Fidelity
 //!
