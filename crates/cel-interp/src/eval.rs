@@ -504,7 +504,7 @@ fn eval_unguarded<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> {
             let sizes = [acc_size, 1];
             let c = add_cost
                 .formula
-                .eval(&|i| sizes.get(i).copied().unwrap_or(1));
+                .eval(|i| sizes.get(i).copied().unwrap_or(1));
             st.charge(c)?;
             r
         }
@@ -539,7 +539,7 @@ fn eval_unguarded<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> {
             let r = map_insert(*id, acc, k, v);
             let c = match cost.fixed {
                 Some(c) => c,
-                None => cost.formula.eval(&|_| 1),
+                None => cost.formula.eval(|_| 1),
             };
             st.charge(c)?;
             r

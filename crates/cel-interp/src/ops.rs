@@ -190,7 +190,7 @@ pub(crate) fn call_cost_slow(cost: &CallCost, args: &[Value], result: &Result<Va
         }
     }
     cost.formula
-        .eval(&|i| args.get(i).map(actual_size).unwrap_or(1))
+        .eval(|i| args.get(i).map(actual_size).unwrap_or(1))
 }
 
 /// Adds a field initialiser of a message literal: `f: v`, or `?f: o`, which sets `f` from a

@@ -1903,15 +1903,15 @@ impl Emitter<'_, '_> {
     ) -> Result<(), JitError> {
         use cel_cost::CostFormula;
         let formula = rule.formula();
+        // A scalar's size is 1, and so is a failed argument's (it counts as null), so a
+        // scalar's size is known whether or not it failed; a constant's only if it did not.
         let known: Vec<Option<u64>> = args
             .chunks(2)
             .map(|p| {
-                if self.no_errs.contains(&p[1]) {
-                    if self.func.ty(p[0]) != Ty::Val {
-                        Some(1)
-                    } else {
-                        self.const_sizes.get(&p[0]).copied()
-                    }
+                if self.func.ty(p[0]) != Ty::Val {
+                    Some(1)
+                } else if self.no_errs.contains(&p[1]) {
+                    self.const_sizes.get(&p[0]).copied()
                 } else {
                     None
                 }
@@ -1920,7 +1920,7 @@ impl Emitter<'_, '_> {
         // Everything known: the cost is a constant.
         if known.iter().all(|k| k.is_some()) {
             let sizes: Vec<u64> = known.iter().map(|k| k.unwrap_or(1)).collect();
-            let c = formula.eval(&|i| sizes.get(i).copied().unwrap_or(1));
+            let c = formula.eval(|i| sizes.get(i).copied().unwrap_or(1));
             self.add_cost_imm(c);
             return Ok(());
         }
@@ -1934,38 +1934,105 @@ impl Emitter<'_, '_> {
                 // A scalar (known or not to have failed) has size 1.
                 self.add_cost_imm(1);
             } else if *k > 0 {
-                let p = self.v(args[other])?;
-                let e = self.v(args[other + 1])?;
-                let nonempty = self.call(Shim::cel_rt_nonempty, &[p])?;
-                // A failed argument counts as null, whose size is 1.
-                let failed = self.icmp_c(IntCC::NotEqual, e, 0);
-                let one = self.iconst(types::I64, 1);
-                let c = self.b.ins().select(failed, one, nonempty);
+                // Size 1 is not empty; anything else is asked.
+                let (p, size_one) = self.size_is_one(&args[other..other + 2])?;
+                let c =
+                    self.unless_size_one(size_one, 1, |em| em.call(Shim::cel_rt_nonempty, &[p]))?;
                 self.add_cost(c);
             }
             return Ok(());
         }
-        let mut regs = Vec::with_capacity(4);
+        // Unknown sizes are measured by a helper, unless each is a scalar's (or a failed
+        // argument's), whose size is 1: then the cost is the formula's over those, here.
+        let mut all_one: Option<cl::Value> = None;
         for (i, pair) in args.chunks(2).enumerate() {
-            let p = if self.func.ty(pair[0]) != Ty::Val {
-                self.ptr_const(&NULL_VALUE as *const Value)
-            } else {
-                self.v(pair[0])?
+            if known[i].is_none() {
+                let (_, one) = self.size_is_one(pair)?;
+                all_one = Some(match all_one {
+                    Some(all) => self.b.ins().band(all, one),
+                    None => one,
+                });
+            }
+        }
+        let small_sizes: Vec<u64> = known.iter().map(|k| k.unwrap_or(1)).collect();
+        let small_cost = formula.eval(|i| small_sizes.get(i).copied().unwrap_or(1));
+        let all_one = all_one.ok_or_else(|| JitError::Codegen("no size to measure".into()))?;
+        let c = self.unless_size_one(all_one, small_cost, |em| {
+            em.charge2_by_helper(rule, args, &known)
+        })?;
+        self.add_cost(c);
+        self.check_limit();
+        Ok(())
+    }
+
+    /// A `(value, err)` pair's value, and whether its cost-model size is 1 for certain: it
+    /// failed (and counts as null) or its tag is a scalar's (null, bool, int, uint, double).
+    fn size_is_one(&mut self, pair: &[cel_ir::Value]) -> Result<(cl::Value, cl::Value), JitError> {
+        let p = self.v(pair[0])?;
+        let e = self.v(pair[1])?;
+        let tag = self.b.ins().load(types::I8, flags(), p, VALUE_TAG);
+        let scalar = self.b.ins().icmp_imm_u(
+            IntCC::UnsignedLessThanOrEqual,
+            tag,
+            i64::from(Value::TAG_DOUBLE),
+        );
+        let failed = self.icmp_c(IntCC::NotEqual, e, 0);
+        Ok((p, self.b.ins().bor(scalar, failed)))
+    }
+
+    /// `constant` when `size_one` holds, else what `measure` computes (an `i64`).
+    fn unless_size_one(
+        &mut self,
+        size_one: cl::Value,
+        constant: u64,
+        measure: impl FnOnce(&mut Self) -> Result<cl::Value, JitError>,
+    ) -> Result<cl::Value, JitError> {
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        let result = self.b.append_block_param(join, types::I64);
+        let constant = i64::try_from(constant).unwrap_or(i64::MAX).min(1 << 62);
+        let constant = self.iconst(types::I64, constant);
+        self.b
+            .ins()
+            .brif(size_one, join, &[BlockArg::Value(constant)], slow, &[]);
+        self.b.switch_to_block(slow);
+        let measured = measure(self)?;
+        self.b.ins().jump(join, &[BlockArg::Value(measured)]);
+        self.b.switch_to_block(join);
+        Ok(result)
+    }
+
+    /// The cost of a call charged by `rule`'s formula over its arguments' sizes, those not
+    /// `known` measured by `cel_rt_charge2`.
+    fn charge2_by_helper(
+        &mut self,
+        rule: cel_interp::CallCost,
+        args: &[cel_ir::Value],
+        known: &[Option<u64>],
+    ) -> Result<cl::Value, JitError> {
+        let mut regs = Vec::with_capacity(4);
+        for (pair, known) in args.chunks(2).zip(known) {
+            // The helper measures a value when given 0, else takes the size plus one.
+            let (p, k) = match known {
+                Some(k) if self.func.ty(pair[0]) != Ty::Val => {
+                    (self.ptr_const(&NULL_VALUE as *const Value), *k)
+                }
+                Some(k) => (self.v(pair[0])?, *k),
+                None => {
+                    let p = self.v(pair[0])?;
+                    // A failed argument counts as null, whose size is 1.
+                    let e = self.v(pair[1])?;
+                    let failed = self.icmp_c(IntCC::NotEqual, e, 0);
+                    let two = self.iconst(types::I64, 2);
+                    let zero = self.iconst(types::I64, 0);
+                    regs.push(p);
+                    regs.push(self.b.ins().select(failed, two, zero));
+                    continue;
+                }
             };
-            let k = known[i].map_or(0, |k| i64::try_from(k.saturating_add(1)).unwrap_or(0));
-            let k = if self.func.ty(pair[0]) != Ty::Val {
-                2
-            } else {
-                k
-            };
-            let kv = self.iconst(types::I64, k);
-            // A failed argument counts as null, whose size is 1.
-            let e = self.v(pair[1])?;
-            let failed = self.icmp_c(IntCC::NotEqual, e, 0);
-            let two = self.iconst(types::I64, 2);
-            let kv = self.b.ins().select(failed, two, kv);
+            let k = i64::try_from(k.saturating_add(1)).unwrap_or(0);
             regs.push(p);
-            regs.push(kv);
+            regs.push(self.iconst(types::I64, k));
         }
         if regs.len() == 2 {
             let p = regs[0];
@@ -1975,13 +2042,10 @@ impl Emitter<'_, '_> {
         }
         let site = self.data.keep(CostSite { cost: rule });
         let s = self.ptr_const(site);
-        let c = self.call(
+        self.call(
             Shim::cel_rt_charge2,
             &[s, regs[0], regs[1], regs[2], regs[3]],
-        )?;
-        self.add_cost(c);
-        self.check_limit();
-        Ok(())
+        )
     }
 
     fn local(&self, slot: u32) -> Result<Variable, JitError> {

@@ -801,7 +801,7 @@ shims! {
             1 => measure(b, kb),
             _ => 1,
         };
-        let c = s.cost.formula().eval(&size);
+        let c = s.cost.formula().eval(size);
         i64::try_from(c).unwrap_or(i64::MAX).min(1 << 62)
     }
 

@@ -329,3 +329,52 @@ fn lazy_variables_are_asked_for_where_they_are_read() {
     assert_eq!(asked(false), vec!["b", "x"]);
     assert_eq!(asked(true), vec!["b"]);
 }
+
+/// Size-dependent charges on values of dynamic type: native code charges a scalar's (or a
+/// failed argument's) size of 1 inline and measures anything else, so every kind of value,
+/// strings on either side of the 0.1 factor's steps, and missing fields, meet in `==`, `<`,
+/// `+` and `matches`, with the interpreter's values, errors and costs.
+#[test]
+fn size_dependent_charges_on_dynamic_values_are_the_interpreters() {
+    let env = env();
+    let fields = serde_json::json!({
+        "empty": "", "one": "a", "nine": "abcdefghi", "ten": "abcdefghij",
+        "eleven": "abcdefghijk", "wide": "ééééééééééé", "long": "x".repeat(95),
+        "int": 7, "double": 2.5, "flag": true, "nothing": null,
+        "nolist": [], "list": [1, 2, 3], "map": {"k": "v"},
+    });
+    let mut names: Vec<&str> = fields
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    names.push("missing");
+    let vars = vars().with("self", celerity::value_from_json(&fields).unwrap());
+    let mut failures = Vec::new();
+    let mut measured = 0;
+    for a in &names {
+        let mut exprs = vec![
+            format!("self.{a} == 'abcdefghijkl'"),
+            format!("self.{a} == ''"),
+            format!("self.{a}.matches('^a')"),
+            format!("'abcdef' + self.{a}"),
+        ];
+        for b in &names {
+            exprs.push(format!("self.{a} == self.{b}"));
+            exprs.push(format!("self.{a} < self.{b}"));
+            exprs.push(format!("self.{a} + self.{b}"));
+        }
+        for expr in exprs {
+            let (i, j) = programs(&env, &expr);
+            let (x, y) = (outcome(&i, &vars), outcome(&j, &vars));
+            measured += usize::from(x.ends_with("(cost 4)") || x.ends_with("(cost 13)"));
+            if x != y {
+                failures.push(format!("{expr}\n  interpreter: {x}\n  jit: {y}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Some charges are past the scalar fast path: `long == long` costs 2 + 10.
+    assert!(measured > 0);
+}
