@@ -40,6 +40,8 @@ use std::sync::{Arc, Mutex};
 
 use crate::{Error, Result};
 
+mod fold;
+
 /// The most memory a compiled pattern may use (and, separately, its lazy DFA cache).
 pub const SIZE_LIMIT: usize = 16 << 20;
 
@@ -670,7 +672,7 @@ impl<'a> Translator<'a> {
 
 /// Rewrites a Go RE2 pattern into the `regex` crate's dialect, or reports Go's error.
 fn translate(pattern: &str) -> std::result::Result<String, GoError> {
-    Translator {
+    let translated = Translator {
         src: pattern,
         pos: 0,
         out: String::with_capacity(pattern.len() + 8),
@@ -678,7 +680,13 @@ fn translate(pattern: &str) -> std::result::Result<String, GoError> {
         can_repeat: false,
         last_repeat: None,
     }
-    .run()
+    .run()?;
+    // Classes under `(?i)` are folded here, in time proportional to the pattern (see `fold`).
+    match fold::prefold(&translated) {
+        fold::Prefold::Unchanged => Ok(translated),
+        fold::Prefold::Rewritten(folded) => Ok(folded),
+        fold::Prefold::TooLarge => Err(GoError::new(EXPRESSION_TOO_LARGE, pattern)),
+    }
 }
 
 /// Maps an error of the `regex` crate to Go's wording.
