@@ -169,8 +169,9 @@ pub enum Op {
     /// A value's scalar of the given type: `(scalar, err)`; "no such overload" when the
     /// value is of another type.
     Unbox(Ty),
-    /// `operand.field`, with the key's hash computed ahead of time: `(val, err)`.
-    Select { field: Arc<str>, hash: u64 },
+    /// `operand.field`: `(val, err)`. `object` when the operand's checked type is a message or
+    /// schema object type (fields at fixed slots, which native code may read directly).
+    Select { field: Arc<str>, object: bool },
     /// `operand.?field`: `(val, err)`.
     OptSelect { field: Arc<str> },
     /// `has(operand.field)`: `(bool, err)`.

@@ -394,7 +394,7 @@ impl<'a> Lowerer<'a> {
                 } else {
                     Op::Select {
                         field: s.field.as_str().into(),
-                        hash: 0,
+                        object: matches!(self.checked_type(&s.operand), Type::Message(_)),
                     }
                 };
                 let ty = if s.test_only { Ty::Bool } else { Ty::Val };

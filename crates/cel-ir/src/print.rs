@@ -24,7 +24,14 @@ fn op_text(op: &Op) -> String {
         Op::LoadVar(n) => format!("load.var {n:?}"),
         Op::Box => "box".into(),
         Op::Unbox(t) => format!("unbox.{t}"),
-        Op::Select { field, .. } => format!("select {field:?}"),
+        Op::Select {
+            field,
+            object: false,
+        } => format!("select {field:?}"),
+        Op::Select {
+            field,
+            object: true,
+        } => format!("select.object {field:?}"),
         Op::OptSelect { field } => format!("select.opt {field:?}"),
         Op::Has { field } => format!("has {field:?}"),
         Op::Index => "index".into(),

@@ -2,14 +2,19 @@
 //! by offset, the layout facts about [`Value`] it relies on, and the types shims take.
 //!
 //! Generated code reads and writes only the fields of [`Ctx`] (a `repr(C)` struct whose
-//! offsets are taken with `offset_of!`) and the tag and scalar payload of a `Value`, whose
+//! offsets are taken with `offset_of!`), the tag and scalar payload of a `Value`, whose
 //! layout `Value`'s `repr(u8)` fixes: a one-byte tag at offset 0, a `bool` payload at
-//! offset 1, an `i64`/`u64`/`f64` payload at offset 8. Everything else is reached through the
-//! `extern "C"` shims of [`crate::shims`].
+//! offset 1, an `i64`/`u64`/`f64` payload at offset 8, and the slots of a schema-typed
+//! object, where the few facts it relies on (where the object is behind its `Arc`, where its
+//! layout and slots are, how an absent slot reads) are measured from a real object when the
+//! first program needs them ([`object_abi`]), not assumed. Everything else is reached
+//! through the `extern "C"` shims of [`crate::shims`].
 
 use std::mem::offset_of;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
 
+use cel_runtime::object::{ObjectField, ObjectLayout, ObjectValue};
 use cel_runtime::{Error, Value};
 use cranelift_codegen::ir::types;
 
@@ -69,6 +74,97 @@ pub(crate) const VALUE_TAG: i32 = 0;
 pub(crate) const VALUE_BOOL: i32 = Value::BOOL_OFFSET as i32;
 /// Where an `Int`'s, `Uint`'s or `Double`'s payload is.
 pub(crate) const VALUE_SCALAR: i32 = Value::SCALAR_OFFSET as i32;
+
+/// Where generated code finds a field of a schema-typed object ([`Value::Object`]): from the
+/// payload word of the value (the object's `Arc`), the object is `arc_data` bytes on; in the
+/// object, the word at `layout` identifies its layout and the word at `slots` is the address
+/// of its slots, one `Option<Value>` (the size of a `Value`, and the value itself when
+/// present) per declared field; an absent slot's first byte is `absent_tag`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ObjectAbi {
+    pub arc_data: i32,
+    pub layout: i32,
+    pub slots: i32,
+    pub absent_tag: u8,
+}
+
+/// The object facts of this build, measured once; `None` (and every field read through its
+/// shim) if a real object does not bear them out.
+pub(crate) fn object_abi() -> Option<ObjectAbi> {
+    static ABI: OnceLock<Option<ObjectAbi>> = OnceLock::new();
+    *ABI.get_or_init(measure_object_abi)
+}
+
+/// The machine word at `offset` bytes from `base`.
+///
+/// # Safety
+///
+/// `base + offset .. + 8` lies in one live allocation.
+unsafe fn word_at(base: *const u8, offset: usize) -> usize {
+    // SAFETY: the caller's contract; the read is unaligned-safe.
+    unsafe { base.add(offset).cast::<usize>().read_unaligned() }
+}
+
+/// The word of an object that identifies its layout, as generated code reads it.
+pub(crate) fn layout_word(abi: &ObjectAbi, object: &ObjectValue) -> u64 {
+    // SAFETY: `abi.layout` was measured as the offset of the layout's `Arc`, one word inside
+    // the object, which is alive for the call.
+    unsafe { word_at((object as *const ObjectValue).cast(), abi.layout as usize) as u64 }
+}
+
+fn measure_object_abi() -> Option<ObjectAbi> {
+    use std::mem::size_of;
+    if size_of::<Option<Value>>() != size_of::<Value>()
+        || size_of::<Arc<ObjectValue>>() != size_of::<usize>()
+        || size_of::<Arc<ObjectLayout>>() != size_of::<usize>()
+    {
+        return None;
+    }
+    let field = |n: &str| ObjectField {
+        name: n.into(),
+        data_name: n.into(),
+    };
+    let layout = ObjectLayout::new("abi.Probe", vec![field("a"), field("b")]);
+    let object = Arc::new(ObjectValue::new(
+        layout,
+        vec![Some(Value::Int(-7)), None],
+        Vec::new(),
+    ));
+    let value = Value::Object(object.clone());
+    let data = Arc::as_ptr(&object) as usize;
+    // SAFETY: each read is of a word inside a live value or object: the value's payload
+    // (bytes 8..16), the layout's `Arc` (one word at its `offset_of!`), the two words of the
+    // slots' boxed slice (at its `offset_of!`), and the slots themselves (two `Value`-sized
+    // slots, read within them).
+    unsafe {
+        let arc_word = word_at((&value as *const Value).cast(), VALUE_SCALAR as usize);
+        let arc_data = data.checked_sub(arc_word)?;
+        let layout = ObjectValue::LAYOUT_OFFSET;
+        let layout_data = Arc::as_ptr(object.layout()) as usize;
+        if word_at(data as *const u8, layout).checked_add(arc_data)? != layout_data {
+            return None;
+        }
+        let slots_ptr = object.slots_ptr() as usize;
+        let slots = [0, size_of::<usize>()]
+            .into_iter()
+            .map(|k| ObjectValue::SLOTS_OFFSET + k)
+            .find(|at| word_at(data as *const u8, *at) == slots_ptr)?;
+        let first = slots_ptr as *const u8;
+        if *first != Value::TAG_INT || word_at(first, VALUE_SCALAR as usize) as i64 != -7 {
+            return None;
+        }
+        let absent_tag = *first.add(size_of::<Option<Value>>());
+        if absent_tag <= Value::TAG_OBJECT {
+            return None;
+        }
+        Some(ObjectAbi {
+            arc_data: i32::try_from(arc_data).ok()?,
+            layout: i32::try_from(layout).ok()?,
+            slots: i32::try_from(slots).ok()?,
+            absent_tag,
+        })
+    }
+}
 
 /// The per-evaluation state behind [`Ctx::state`].
 pub(crate) struct State<'a> {
@@ -212,6 +308,40 @@ mod tests {
         fn as_any(&self) -> &dyn std::any::Any {
             self
         }
+    }
+
+    /// The object facts are measured on this build (so typed field reads are compiled), and
+    /// they describe other objects too: a field read through them is the field.
+    #[test]
+    fn objects_are_read_where_measured() {
+        let abi = object_abi().expect("the object facts hold on this build");
+        let field = |n: &str| ObjectField {
+            name: n.into(),
+            data_name: n.into(),
+        };
+        let layout = ObjectLayout::new("t", vec![field("x"), field("y"), field("z")]);
+        let object = Arc::new(ObjectValue::new(
+            layout.clone(),
+            vec![None, Some(Value::string("here")), Some(Value::Null)],
+            Vec::new(),
+        ));
+        let value = Value::Object(object.clone());
+        // SAFETY: reads within the live value, object and slots, as generated code does.
+        unsafe {
+            let arc = word_at((&value as *const Value).cast(), VALUE_SCALAR as usize);
+            let data = arc + abi.arc_data as usize;
+            assert_eq!(data, Arc::as_ptr(&object) as usize);
+            assert_eq!(
+                layout_word(&abi, &object),
+                word_at(data as *const u8, abi.layout as usize) as u64
+            );
+            let slots = word_at(data as *const u8, abi.slots as usize) as *const Value;
+            assert_eq!(*(slots as *const u8), abi.absent_tag);
+            assert_eq!(&*slots.add(1), &Value::string("here"));
+            assert_eq!(*(slots.add(2) as *const u8), Value::TAG_NULL);
+        }
+        let other = ObjectValue::new(layout, vec![None, None, None], Vec::new());
+        assert_eq!(layout_word(&abi, &other), layout_word(&abi, &object));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! returns, and the Rust wrapper decides what that means.
 
 use std::collections::{HashMap, HashSet};
+use std::mem::offset_of;
 use std::sync::Arc;
 
 use cel_checker::CheckedAst;
@@ -1193,15 +1194,15 @@ impl Emitter<'_, '_> {
         match &inst.op {
             Op::Select { field, .. } | Op::OptSelect { field } | Op::Has { field } => {
                 let hash = MapHasher::hash_key(KeyRef::String(field));
-                let site = self.data.keep(FieldSite {
-                    field: field.clone(),
-                    hash,
-                    expr,
-                    slots: Default::default(),
-                });
+                let site = self.data.keep(FieldSite::new(field.clone(), hash, expr));
                 let s = self.ptr_const(site);
                 let operand = self.v(a[0])?;
                 match &inst.op {
+                    Op::Select { object: true, .. } if crate::abi::object_abi().is_some() => {
+                        let (v, e) = self.select_object_field(operand, s)?;
+                        self.def(r[0], v);
+                        self.def(r[1], e);
+                    }
                     Op::Select { .. } => {
                         let (v, e) = self.call2(Shim::cel_rt_select, &[operand, s])?;
                         self.def(r[0], v);
@@ -1236,6 +1237,75 @@ impl Emitter<'_, '_> {
             other => return Err(misrouted(other)),
         }
         Ok(())
+    }
+
+    /// `operand.field` on a value the checker typed as an object: an object of the layout
+    /// the site learned is read in place (its slot, when present, not `null` and not an
+    /// invalid-data marker), anything else through `cel_rt_select`, which also teaches the
+    /// site its layout on the first read.
+    fn select_object_field(
+        &mut self,
+        operand: cl::Value,
+        s: cl::Value,
+    ) -> Result<(cl::Value, cl::Value), JitError> {
+        let abi = crate::abi::object_abi()
+            .ok_or_else(|| JitError::Codegen("objects cannot be read in place".into()))?;
+        let object_block = self.b.create_block();
+        let hit = self.b.create_block();
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        let jv = self.b.append_block_param(join, types::I64);
+        let je = self.b.append_block_param(join, types::I32);
+        self.b.set_cold_block(slow);
+        let tag = self.b.ins().load(types::I8, flags(), operand, VALUE_TAG);
+        let is_object = self.icmp_c(IntCC::Equal, tag, i64::from(Value::TAG_OBJECT));
+        self.b.ins().brif(is_object, object_block, &[], slow, &[]);
+
+        self.b.switch_to_block(object_block);
+        let arc = self
+            .b
+            .ins()
+            .load(types::I64, flags(), operand, VALUE_SCALAR);
+        let object = self.iadd_c(arc, i64::from(abi.arc_data));
+        let layout = self.b.ins().load(types::I64, flags(), object, abi.layout);
+        // The site's layout word is written once by a shim, possibly on another thread.
+        let learned_at = self.iadd_c(s, offset_of!(FieldSite, layout_word) as i64);
+        let learned = self
+            .b
+            .ins()
+            .atomic_load(types::I64, MemFlagsData::trusted(), learned_at);
+        let same = self.b.ins().icmp(IntCC::Equal, layout, learned);
+        self.b.ins().brif(same, hit, &[], slow, &[]);
+
+        self.b.switch_to_block(hit);
+        let slots = self.b.ins().load(types::I64, flags(), object, abi.slots);
+        let offset_at = offset_of!(FieldSite, slot_offset) as i32;
+        let offset = self.b.ins().load(types::I64, flags(), s, offset_at);
+        let field = self.b.ins().iadd(slots, offset);
+        let field_tag = self.b.ins().load(types::I8, flags(), field, VALUE_TAG);
+        // Absent, `null` (which reads as absent) and invalid-data markers (opaque values) are
+        // the shim's: it raises their errors.
+        let absent = self.icmp_c(IntCC::Equal, field_tag, i64::from(abi.absent_tag));
+        let null = self.icmp_c(IntCC::Equal, field_tag, i64::from(Value::TAG_NULL));
+        let opaque = self.icmp_c(IntCC::Equal, field_tag, i64::from(Value::TAG_OPAQUE));
+        let missing = self.b.ins().bor(absent, null);
+        let missing = self.b.ins().bor(missing, opaque);
+        let no_err = self.iconst(types::I32, 0);
+        self.b.ins().brif(
+            missing,
+            slow,
+            &[],
+            join,
+            &[BlockArg::Value(field), BlockArg::Value(no_err)],
+        );
+
+        self.b.switch_to_block(slow);
+        let (v, e) = self.call2(Shim::cel_rt_select, &[operand, s])?;
+        self.b
+            .ins()
+            .jump(join, &[BlockArg::Value(v), BlockArg::Value(e)]);
+        self.b.switch_to_block(join);
+        Ok((jv, je))
     }
 
     /// Calls that leave generated code: library functions, constant regexes and residual
@@ -1473,6 +1543,18 @@ impl Emitter<'_, '_> {
             Op::ErrOr if self.no_errs.contains(&a[0]) => {
                 let y = self.v(a[1])?;
                 self.def(r[0], y);
+            }
+            Op::ErrOr if self.no_errs.contains(&a[1]) => {
+                let x = self.v(a[0])?;
+                self.def(r[0], x);
+            }
+            // An operand that is never an error leaves the other: no instruction.
+            Op::ErrOr if self.no_errs.contains(&a[0]) => {
+                let y = self.v(a[1])?;
+                self.def(r[0], y);
+                if self.no_errs.contains(&a[1]) {
+                    self.no_errs.insert(r[0]);
+                }
             }
             Op::ErrOr if self.no_errs.contains(&a[1]) => {
                 let x = self.v(a[0])?;
@@ -1732,6 +1814,7 @@ impl Emitter<'_, '_> {
                 let total = ns.iter().fold(0u64, |t, n| t.saturating_add(*n));
                 self.add_cost_imm(total);
             }
+            Op::ChargeIfOk(n) if self.no_errs.contains(&a[0]) => self.add_cost_imm(*n),
             Op::ChargeIfOk(n) => {
                 if self.track_cost {
                     let e = self.v(a[0])?;

@@ -16,6 +16,7 @@
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use cel_interp::{CallCost, CallTarget, Plan, ops};
 use cel_runtime::{Error, Result, Value, compare};
@@ -35,6 +36,44 @@ pub(crate) struct FieldSite {
     pub expr: i64,
     /// Where the field is in the schema-typed objects this read meets.
     pub slots: cel_runtime::object::SlotCache,
+    /// For generated code that reads objects' slots itself (`select.object`): the word that
+    /// identifies the layout `slots` learned ([`crate::abi::layout_word`]; 0 until a read
+    /// found the field in one), and the field's byte offset among that layout's slots.
+    /// Written once, the offset first.
+    pub layout_word: AtomicU64,
+    pub slot_offset: AtomicU64,
+}
+
+impl FieldSite {
+    pub(crate) fn new(field: Arc<str>, hash: u64, expr: i64) -> FieldSite {
+        FieldSite {
+            field,
+            hash,
+            expr,
+            slots: Default::default(),
+            layout_word: AtomicU64::new(0),
+            slot_offset: AtomicU64::new(0),
+        }
+    }
+
+    /// After a read of `object` through the shim: once the slot cache has learned the
+    /// object's layout and the field is in it, tells generated code where to find it.
+    fn publish(&self, object: &cel_runtime::object::ObjectValue) {
+        if self.layout_word.load(Ordering::Relaxed) != 0 {
+            return;
+        }
+        let Some(abi) = crate::abi::object_abi() else {
+            return;
+        };
+        if let Some((layout, Some(slot))) = self.slots.learned()
+            && Arc::ptr_eq(layout, object.layout())
+        {
+            let offset = slot.saturating_mul(std::mem::size_of::<Option<Value>>());
+            self.slot_offset.store(offset as u64, Ordering::Relaxed);
+            self.layout_word
+                .store(crate::abi::layout_word(&abi, object), Ordering::Release);
+        }
+    }
 }
 
 /// A call: how it reaches its implementation.
@@ -473,6 +512,9 @@ shims! {
         let s = site(site_ptr);
         let v = val(v);
         if let Some(x) = ops::select_ref_cached(v, &s.field, s.hash, &s.slots) {
+            if let Value::Object(o) = v {
+                s.publish(o);
+            }
             set_err(ctx, 0);
             return x as *const Value;
         }

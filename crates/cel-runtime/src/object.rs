@@ -54,6 +54,12 @@ impl SlotCache {
             }
         }
     }
+
+    /// The layout this cache met first and the field's slot in it (`None` when the layout
+    /// has no such field), once a read has met one.
+    pub fn learned(&self) -> Option<(&Arc<ObjectLayout>, Option<usize>)> {
+        self.seen.get().map(|(layout, slot)| (layout, *slot))
+    }
 }
 
 /// One declared field of an object type.
@@ -176,6 +182,21 @@ impl ObjectValue {
     /// The layout.
     pub fn layout(&self) -> &Arc<ObjectLayout> {
         &self.layout
+    }
+
+    /// Where [`ObjectValue::layout`]'s `Arc` is in the object, for code that compares
+    /// layouts by address (generated code, which reads this word to tell objects of a known
+    /// layout).
+    pub const LAYOUT_OFFSET: usize = std::mem::offset_of!(ObjectValue, layout);
+
+    /// Where the slots' boxed slice is in the object (its data pointer is one of the slice's
+    /// two words: see [`ObjectValue::slots_ptr`]).
+    pub const SLOTS_OFFSET: usize = std::mem::offset_of!(ObjectValue, slots);
+
+    /// The address of the first slot: slot `i` is `i` `Option<Value>`s further. A `None`
+    /// slot is an absent property, `Some(Value::Null)` a `null` one (both read as absent).
+    pub fn slots_ptr(&self) -> *const Option<Value> {
+        self.slots.as_ptr()
     }
 
     /// The value read as `object.name`, if present (it may be an [`invalid_data`] marker;

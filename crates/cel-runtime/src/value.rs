@@ -139,6 +139,8 @@ impl Value {
     pub const TAG_OPTIONAL: u8 = 12;
     /// The tag of [`Value::Opaque`].
     pub const TAG_OPAQUE: u8 = 13;
+    /// The tag of [`Value::Object`]; its `Arc` is at offset [`Value::SCALAR_OFFSET`].
+    pub const TAG_OBJECT: u8 = 15;
     /// Where a `Bool`'s payload is (the tag is one byte, a `bool` is aligned to 1).
     pub const BOOL_OFFSET: usize = 1;
     /// Where an `Int`'s, `Uint`'s or `Double`'s payload is (aligned to 8 after the tag).
