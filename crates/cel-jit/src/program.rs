@@ -119,6 +119,10 @@ pub struct JitProgram {
     interpreter: Arc<Plan>,
     residuals: usize,
     track_cost: bool,
+    /// The evaluation of a program whose every evaluation is the same (it reads no variable,
+    /// calls nothing outside the evaluation and has no loop): made once, when the program is
+    /// compiled, and handed out by later evaluations without running anything.
+    constant: Option<Evaluation>,
     ir: Option<String>,
     clif: Option<String>,
 }
@@ -195,7 +199,8 @@ impl JitProgram {
         // SAFETY: the function was generated with the signature `fn(ctx: i64)` in the
         // platform's C calling convention and returns nothing.
         let entry = unsafe { std::mem::transmute::<*const u8, Entry>(code) };
-        Ok(JitProgram {
+        let constant = is_constant(&func) && !interpreter.calls_external();
+        let mut program = JitProgram {
             module: ManuallyDrop::new(module),
             entry,
             result,
@@ -203,9 +208,32 @@ impl JitProgram {
             interpreter,
             residuals,
             track_cost: options.track_cost,
+            constant: None,
             ir: options.keep_clif.then(|| cel_ir::print(&func)),
             clif: emitted.clif,
-        })
+        };
+        if constant {
+            program.constant = program.evaluate_once();
+        }
+        Ok(program)
+    }
+
+    /// The evaluation of a constant program, made by the interpreter (the reference) under a
+    /// small cost limit: a program that costs more (a library call building a large value) is
+    /// left to run at each evaluation rather than when it is compiled.
+    fn evaluate_once(&self) -> Option<Evaluation> {
+        /// As much as checking and compiling a small expression costs.
+        const AHEAD_OF_TIME_LIMIT: u64 = 1_000;
+        let mut e = self
+            .interpreter
+            .eval_with_limit(&cel_runtime::EmptyActivation, Some(AHEAD_OF_TIME_LIMIT));
+        if e.cost > AHEAD_OF_TIME_LIMIT {
+            return None;
+        }
+        if !self.track_cost {
+            e.cost = 0;
+        }
+        Some(e)
     }
 
     /// The number of subtrees left to the interpreter.
@@ -259,6 +287,15 @@ impl JitProgram {
         interrupt: Option<&AtomicBool>,
         slot: &mut Value,
     ) -> (Result<(), Error>, u64) {
+        if let Some(Evaluation {
+            result: Ok(value),
+            cost,
+        }) = &self.constant
+            && limit.is_none_or(|l| *cost <= l)
+        {
+            write_value(slot, value);
+            return (Ok(()), *cost);
+        }
         self.run(activation, limit, interrupt, |outcome| match outcome {
             Outcome::Native(native, cost) => {
                 native.write_to(slot);
@@ -279,6 +316,11 @@ impl JitProgram {
         interrupt: Option<&AtomicBool>,
         finish: impl FnOnce(Outcome<'_>) -> T,
     ) -> T {
+        if let Some(constant) = &self.constant
+            && limit.is_none_or(|l| constant.cost <= l)
+        {
+            return finish(Outcome::Settled(constant.clone()));
+        }
         let limit_i = limit.map_or(i64::MAX, |l| i64::try_from(l).unwrap_or(i64::MAX));
         // What the runtime's helpers may build (`cel_runtime::limits`); the interpreter,
         // when it takes over, opens its own.
@@ -351,6 +393,18 @@ impl JitProgram {
     }
 }
 
+/// Whether every evaluation of `func` is the same: it reads no variable, leaves nothing to
+/// the interpreter (which could read one) and has no loop (whose cost could be large; the
+/// caller also checks that nothing is called outside the evaluation).
+fn is_constant(func: &cel_ir::Function) -> bool {
+    func.blocks.iter().flat_map(|b| &b.insts).all(|i| {
+        !matches!(
+            i.op,
+            cel_ir::Op::LoadVar(_) | cel_ir::Op::Residual(_) | cel_ir::Op::IterLen
+        )
+    })
+}
+
 /// What an evaluation produced, as [`JitProgram::run`] hands it over.
 enum Outcome<'v> {
     /// Native code's result, valid while the evaluation's values live, and the cost.
@@ -387,13 +441,42 @@ impl NativeResult<'_> {
     #[inline(always)]
     fn write_to(&self, slot: &mut Value) {
         match self.ty {
-            Ty::Int => *slot = Value::Int(self.word as i64),
+            Ty::Int => write_int(slot, self.word as i64),
             Ty::Uint => *slot = Value::Uint(self.word),
             Ty::Double => *slot = Value::Double(f64::from_bits(self.word)),
-            Ty::Bool => *slot = Value::Bool(self.word & 1 != 0),
+            Ty::Bool => write_bool(slot, self.word & 1 != 0),
             // SAFETY: as in `value`.
             _ => slot.clone_from(unsafe { &*(self.word as usize as *const Value) }),
         }
+    }
+}
+
+/// Writes a `bool` into a slot; a slot that already holds one (a caller evaluating the same
+/// program again) is written in place, with nothing to drop.
+#[inline(always)]
+fn write_bool(slot: &mut Value, b: bool) {
+    match slot {
+        Value::Bool(held) => *held = b,
+        _ => *slot = Value::Bool(b),
+    }
+}
+
+/// [`write_bool`] for an `int`.
+#[inline(always)]
+fn write_int(slot: &mut Value, i: i64) {
+    match slot {
+        Value::Int(held) => *held = i,
+        _ => *slot = Value::Int(i),
+    }
+}
+
+/// Writes a value into a slot: scalars as [`write_bool`] does, anything else by cloning.
+#[inline(always)]
+fn write_value(slot: &mut Value, value: &Value) {
+    match value {
+        Value::Bool(b) => write_bool(slot, *b),
+        Value::Int(i) => write_int(slot, *i),
+        other => slot.clone_from(other),
     }
 }
 

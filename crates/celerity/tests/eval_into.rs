@@ -98,3 +98,74 @@ fn the_cases_reach_each_exit() {
     }
     assert!(errors >= 2, "the cases include failing evaluations");
 }
+
+/// Programs whose every evaluation is the same (no variable, no loop) are evaluated once
+/// when compiled, and each evaluation hands that out: the interpreter's value, error and
+/// cost, under a cost limit below, at and above the cost, with cost tracking off, and into
+/// slots of every kind.
+#[test]
+fn constant_programs_give_the_interpreters_evaluation() {
+    let env = env();
+    let act = MapActivation::new();
+    let constants = [
+        "true",
+        "1 + 2 == 3",
+        "'ab' + 'cd'",
+        "[1, 2, 3].size() * 7",
+        "{'a': 1}.a",
+        "1 / 0",
+        "string(12) + 'x' == '12x'",
+        // Costs more than is worth computing ahead of time: evaluated each time.
+        "lists.range(3000).size() == 3000",
+    ];
+    for expr in constants {
+        let ast = env.compile(expr).expect(expr);
+        let (full, _) = {
+            let p = env
+                .program_with(
+                    &ast,
+                    ProgramOptions::default().backend(Backend::Interpreter),
+                )
+                .unwrap();
+            let (r, d) = p.eval_details(&act);
+            (d.actual_cost, r)
+        };
+        for limit in [None, Some(0), Some(full.saturating_sub(1)), Some(full)] {
+            for track in [true, false] {
+                let build = |backend| {
+                    let options = ProgramOptions::default().backend(backend).track_cost(track);
+                    env.program_with(&ast, options)
+                        .unwrap()
+                        .with_cost_limit(limit)
+                };
+                let (interpreter, native) = (build(Backend::Interpreter), build(Backend::Jit));
+                let what = format!("{expr}, limit {limit:?}, tracking {track}");
+                let (want, want_details) = interpreter.eval_details(&act);
+                let want = want.map_err(|e| (e.kind, e.message));
+                for _ in 0..2 {
+                    let (got, details) = native.eval_details(&act);
+                    assert_eq!(got.map_err(|e| (e.kind, e.message)), want, "{what}");
+                    assert_eq!(details.actual_cost, want_details.actual_cost, "{what}");
+                }
+                for before in [
+                    Value::Null,
+                    Value::Bool(false),
+                    Value::Int(5),
+                    Value::from("s"),
+                ] {
+                    let mut slot = before.clone();
+                    let (outcome, details) = native.eval_into(&act, &mut slot);
+                    assert_eq!(details.actual_cost, want_details.actual_cost, "{what}");
+                    match (&want, outcome) {
+                        (Ok(v), Ok(())) => assert_eq!(&slot, v, "{what}, slot {before:?}"),
+                        (Err(e), Err(f)) => {
+                            assert_eq!(e, &(f.kind, f.message), "{what}");
+                            assert_eq!(slot, before, "{what}");
+                        }
+                        (w, g) => panic!("{what}: want {w:?}, got {g:?}"),
+                    }
+                }
+            }
+        }
+    }
+}
