@@ -11,6 +11,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod concat;
 mod eval;
 mod functions;
 pub mod ops;

@@ -209,6 +209,11 @@ pub enum Op {
     DoubleCmp(CmpOp),
     /// CEL equality (`==`, `!=`) of two values of any types.
     ValEq { negate: bool },
+    /// `p₀ + p₁ + … + pₙ == other` (`!=` when `negate`), every `+` string concatenation
+    /// (`add_string`), without building the concatenation: args `[p₀, e₀, …, pₙ, eₙ, other,
+    /// other_err]`, result `(bool, err)` as the calls and the comparison would give them;
+    /// it charges their costs too. `steps` are the `+` calls, innermost first.
+    ConcatCompare { negate: bool, steps: Vec<ExprId> },
     /// Ordering of two values of any types: `(bool, err)`. The call's function, overloads and
     /// dynamic dispatch are as for [`Op::Call`], for the values that are not two `int`s.
     ValCmp {

@@ -608,6 +608,13 @@ impl<'a> Lowerer<'a> {
                 _ => {}
             }
         }
+        if call.target.is_none()
+            && matches!(f, operators::EQUALS | operators::NOT_EQUALS)
+            && let [l, r] = call.args.as_slice()
+            && let Some((pieces, steps)) = self.concat_chain(l)
+        {
+            return self.lower_concat_compare(e, f == operators::NOT_EQUALS, &pieces, steps, r);
+        }
         if let Some(t) = &call.target
             && let [arg] = call.args.as_slice()
             && matches!(self.costs.charge(e.id), Charge::Free)
@@ -721,6 +728,73 @@ impl<'a> Lowerer<'a> {
                 err: Some(xe),
             }
         }
+    }
+
+    /// Whether `e` is a `+` the checker resolved to string concatenation alone, evaluated
+    /// (not folded, not left to the interpreter) and charged as a call.
+    fn is_string_concat(&self, e: &Expr) -> bool {
+        let ExprKind::Call(c) = &e.kind else {
+            return false;
+        };
+        c.target.is_none()
+            && c.function == operators::ADD
+            && c.args.len() == 2
+            && !self.residual_roots.contains(&e.id)
+            && !self.costs.is_constant(e.id)
+            && matches!(self.costs.charge(e.id), Charge::Call { .. })
+            && self
+                .checked
+                .references
+                .get(&e.id)
+                .is_some_and(|r| r.overload_ids.len() == 1 && r.overload_ids[0] == ov::ADD_STRING)
+    }
+
+    /// The pieces of a left-associated chain of string concatenations, `((a + b) + c)`, and
+    /// its `+` calls from the innermost; `None` for anything else.
+    fn concat_chain(&self, e: &'a Expr) -> Option<(Vec<&'a Expr>, Vec<ExprId>)> {
+        let mut steps = Vec::new();
+        let mut rights = Vec::new();
+        let mut node = e;
+        while self.is_string_concat(node) {
+            let ExprKind::Call(c) = &node.kind else {
+                break;
+            };
+            steps.push(node.id);
+            rights.push(&c.args[1]);
+            node = &c.args[0];
+        }
+        if steps.is_empty() {
+            return None;
+        }
+        steps.reverse();
+        rights.reverse();
+        let mut pieces = vec![node];
+        pieces.extend(rights);
+        Some((pieces, steps))
+    }
+
+    /// `chain == other` (or `!=`) as one [`Op::ConcatCompare`]: the pieces and the other
+    /// operand are evaluated in the order the calls would evaluate them; the op makes the
+    /// calls' and the comparison's results and charges.
+    fn lower_concat_compare(
+        &mut self,
+        e: &Expr,
+        negate: bool,
+        pieces: &[&'a Expr],
+        steps: Vec<ExprId>,
+        other: &'a Expr,
+    ) -> Lv {
+        let mut args = Vec::with_capacity(2 * pieces.len() + 2);
+        for operand in pieces.iter().copied().chain(std::iter::once(other)) {
+            let lv = self.lower(operand);
+            let lv = self.as_val(lv, e.id);
+            args.push(lv.v);
+            args.push(self.err_or_none(lv.err, e.id));
+        }
+        let (v, err) = self
+            .b
+            .inst2(Op::ConcatCompare { negate, steps }, args, Ty::Bool, e.id);
+        Lv { v, err: Some(err) }
     }
 
     /// A value of a type to pass along an error path (never used).

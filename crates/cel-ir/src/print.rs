@@ -71,6 +71,14 @@ fn op_text(op: &Op) -> String {
         Op::ScalarCmp(c) => format!("cmp.{}", c.text()),
         Op::DoubleCmp(c) => format!("double.cmp.{}", c.text()),
         Op::ValEq { negate } => if *negate { "val.ne" } else { "val.eq" }.into(),
+        Op::ConcatCompare { negate, steps } => {
+            let steps: Vec<String> = steps.iter().map(|s| format!("#{s}")).collect();
+            format!(
+                "concat.{} [{}]",
+                if *negate { "ne" } else { "eq" },
+                steps.join(", ")
+            )
+        }
         Op::ValCmp { op, .. } => format!("val.cmp.{}", op.text()),
         Op::ErrOr => "err.or".into(),
         Op::IsErr => "is.err".into(),

@@ -294,6 +294,7 @@ fn check_types(
             | Op::IntNeg
             | Op::DoubleCmp(_)
             | Op::ValCmp { .. }
+            | Op::ConcatCompare { .. }
             | Op::ListPushOpt
             | Op::MapEntry { .. }
             | Op::MakeStruct { .. }
@@ -341,6 +342,13 @@ fn check_types(
                 && t(&args[3]) == Ty::Err
         }
         Op::NotStrictlyFalse => args.len() == 2 && t(&args[1]) == Ty::Err,
+        Op::ConcatCompare { steps, .. } => {
+            args.len() == 2 * steps.len() + 4
+                && args
+                    .chunks(2)
+                    .all(|pair| t(&pair[0]) == Ty::Val && t(&pair[1]) == Ty::Err)
+                && t(&results[0]) == Ty::Bool
+        }
         Op::IterKey { .. } | Op::IterValue => {
             args.len() == 2 && t(&args[0]) == Ty::Val && t(&args[1]) == Ty::Index
         }

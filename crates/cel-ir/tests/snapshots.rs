@@ -137,6 +137,7 @@ const EXPRS: &[&str] = &[
     "d < 1.5",
     "s == 'a'",
     "s + 'b'",
+    "'a' + s + 'b' != s",
     "s.startsWith('a')",
     "s.matches('^a+$')",
     "size(s)",

@@ -38,8 +38,8 @@ use crate::abi::{
     VALUE_BOOL, VALUE_SCALAR, VALUE_TAG,
 };
 use crate::shims::{
-    CallSite, CostSite, ERR_DIVIDE_BY_ZERO, ERR_INT_OVERFLOW, ERR_MODULUS_BY_ZERO, ERR_NAN,
-    ERR_NO_SUCH_ATTRIBUTE, ERR_NO_SUCH_OVERLOAD, ERR_UINT_OVERFLOW, FieldSite, RegexSite,
+    CallSite, ConcatSite, CostSite, ERR_DIVIDE_BY_ZERO, ERR_INT_OVERFLOW, ERR_MODULUS_BY_ZERO,
+    ERR_NAN, ERR_NO_SUCH_ATTRIBUTE, ERR_NO_SUCH_OVERLOAD, ERR_UINT_OVERFLOW, FieldSite, RegexSite,
     ResidualSite, SetSite, Shim, StructSite, VarSite,
 };
 
@@ -1046,6 +1046,7 @@ impl Emitter<'_, '_> {
             | Op::ValEq { .. }
             | Op::ValCmp { .. }
             | Op::InSet(_) => self.compare_inst(inst),
+            Op::ConcatCompare { negate, steps } => self.concat_compare(inst, *negate, steps),
             Op::ErrOr
             | Op::IsErr
             | Op::NoSuchOverload
@@ -1236,6 +1237,89 @@ impl Emitter<'_, '_> {
             }
             other => return Err(misrouted(other)),
         }
+        Ok(())
+    }
+
+    /// `p₀ + … + pₙ == other` on strings: one call that compares the pieces where they are
+    /// and charges what the `+` calls and the comparison would have (`cel_interp::concat`).
+    fn concat_compare(
+        &mut self,
+        inst: &cel_ir::Inst,
+        negate: bool,
+        steps: &[ExprId],
+    ) -> Result<(), JitError> {
+        // Every `+` and the comparison see the chain, a string, as their first argument:
+        // hooks scoped to other first arguments are left out.
+        let rule = |em: &Self, expr: ExprId, function: &str| match em.costs.charge(expr) {
+            Charge::Call { overload, .. } => {
+                em.env
+                    .call_cost_rule(overload, function, Some(&cel_types::Type::String))
+            }
+            _ => em
+                .env
+                .call_cost_rule("", function, Some(&cel_types::Type::String)),
+        };
+        let compare = cel_interp::concat::ConcatCompare {
+            steps: steps
+                .iter()
+                .map(|s| rule(self, *s, cel_syntax::operators::ADD))
+                .collect(),
+            compare: rule(
+                self,
+                inst.expr,
+                if negate {
+                    cel_syntax::operators::NOT_EQUALS
+                } else {
+                    cel_syntax::operators::EQUALS
+                },
+            ),
+            negate,
+        };
+        let site = self.data.keep(ConcatSite {
+            compare,
+            steps: steps.to_vec(),
+        });
+        let s = self.ptr_const(site);
+        let size = u32::try_from(inst.args.len() / 2 * 16).unwrap_or(u32::MAX);
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            size,
+            3,
+        ));
+        for (i, pair) in inst.args.chunks(2).enumerate() {
+            let p = self.v(pair[0])?;
+            let e = self.v(pair[1])?;
+            // A constant's size, plus one (0: measure the value).
+            let known = self
+                .const_sizes
+                .get(&pair[0])
+                .and_then(|k| u32::try_from(k.saturating_add(1)).ok())
+                .unwrap_or(0);
+            let known = self.iconst(types::I32, i64::from(known));
+            let base = (i * 16) as i32;
+            self.b
+                .ins()
+                .stack_store(types::I64, p, slot, base + VALERR_VALUE);
+            self.b
+                .ins()
+                .stack_store(types::I32, e, slot, base + VALERR_ERR);
+            self.b
+                .ins()
+                .stack_store(types::I32, known, slot, base + VALERR_KNOWN_SIZE);
+        }
+        let pairs = self.b.ins().stack_addr(types::I64, slot, 0);
+        let n = self.iconst(types::I64, (inst.args.len() / 2) as i64);
+        if self.track_cost {
+            self.spill_cost();
+        }
+        let (v, e) = self.call2(Shim::cel_rt_concat_compare, &[s, pairs, n])?;
+        if self.track_cost {
+            self.reload_cost();
+            self.check_limit();
+        }
+        let v = self.is_nonzero(v);
+        self.def(inst.results[0], v);
+        self.def(inst.results[1], e);
         Ok(())
     }
 

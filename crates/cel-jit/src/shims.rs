@@ -18,6 +18,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use cel_interp::concat::Operand;
 use cel_interp::{CallCost, CallTarget, Plan, ops};
 use cel_runtime::{Error, Result, Value, compare};
 use cranelift_codegen::ir::types;
@@ -103,6 +104,13 @@ pub(crate) struct RegexSite {
     pub expr: i64,
 }
 
+/// `p₀ + … + pₙ == other` on strings (`concat.eq`, `concat.ne`): the calls' and the
+/// comparison's cost rules, and the `+` calls' expressions (for their errors).
+pub(crate) struct ConcatSite {
+    pub compare: cel_interp::concat::ConcatCompare,
+    pub steps: Vec<i64>,
+}
+
 /// `x in [constants]`.
 pub(crate) struct SetSite {
     pub set: Vec<Value>,
@@ -141,6 +149,7 @@ abi_pointer!(
     CostSite,
     RegexSite,
     SetSite,
+    ConcatSite,
     ResidualSite,
     StructSite,
     ValErr
@@ -804,6 +813,61 @@ shims! {
         // Costs beyond 2^62 are all "over any limit"; keeping them there leaves the running
         // total far from overflow.
         i64::try_from(c).unwrap_or(i64::MAX).min(1 << 62)
+    }
+
+    /// `p₀ + … + pₙ == other` (or `!=`) on strings without building the concatenation:
+    /// `pairs` are the pieces' and the other operand's `(value, err)`; the calls' and the
+    /// comparison's costs are added to the context's cost (stored by generated code before
+    /// the call). A piece that is not a string (a host bound a variable against its
+    /// declaration) leaves the evaluation to the interpreter, whose calls decide.
+    fn cel_rt_concat_compare(ctx, site_ptr: *const ConcatSite, pairs: *const ValErr, n: i64) -> i64 {
+        /// The pieces most chains have: more take an allocation.
+        const INLINE: usize = 8;
+        let s = site(site_ptr);
+        let pairs = std::slice::from_raw_parts(pairs, usize::try_from(n).unwrap_or(0));
+        let Some((other, pieces)) = pairs.split_last() else {
+            return 0;
+        };
+        let operand = |p: &ValErr| Operand {
+            value: (p.err == 0).then(|| val(p.value)),
+            size: p.known_size.checked_sub(1).map(u64::from),
+        };
+        let mut inline = [Operand::default(); INLINE];
+        let spilled: Vec<Operand<'_>>;
+        let operands: &[Operand<'_>] = if pieces.len() <= INLINE {
+            for (slot, p) in inline.iter_mut().zip(pieces) {
+                *slot = operand(p);
+            }
+            &inline[..pieces.len()]
+        } else {
+            spilled = pieces.iter().map(operand).collect();
+            &spilled
+        };
+        let error_of = |i: usize| state(ctx).take_error(pairs[i].err);
+        let Some((outcome, cost)) = s.compare.eval(operands, operand(other), &error_of) else {
+            stop(ctx, STATUS_FALLBACK, Error::internal("a concatenated piece is not a string"));
+            set_err(ctx, 0);
+            return 0;
+        };
+        let cost = i64::try_from(cost).unwrap_or(i64::MAX).min(1 << 62);
+        // The live context, no reference to it held (as in `stop`).
+        (*ctx).cost = (*ctx).cost.saturating_add(cost);
+        match outcome {
+            cel_interp::concat::Compared::Value(b) => {
+                set_err(ctx, 0);
+                i64::from(b)
+            }
+            cel_interp::concat::Compared::Operand(i) => {
+                set_err(ctx, pairs[i].err);
+                0
+            }
+            cel_interp::concat::Compared::Step(k, e) => {
+                let expr = s.steps.get(k).copied().unwrap_or(0);
+                let handle = state(ctx).error(e.at(expr));
+                set_err(ctx, handle);
+                0
+            }
+        }
     }
 
     /// Before a call that can build a large value: stops the evaluation (for the

@@ -1,0 +1,245 @@
+//! A chain of string concatenations compared with a value, `'hello ' + name + '!' == x`,
+//! with the result, error and cost the calls of the chain and the comparison give one after
+//! the other, but without building the concatenation: each `+` is checked against the
+//! limits on built strings and charged from the sizes of its operands, and the comparison
+//! looks at the pieces where they are. Only a cost hook that must see the values (a host's)
+//! makes the chain be built.
+//!
+//! Generated code calls this for `==` and `!=` whose left operand is such a chain (the
+//! interpreter evaluates the calls themselves; the two are compared by the backend tests).
+
+use std::sync::Arc;
+
+use cel_runtime::{Error, Value, compare, limits};
+
+use crate::plan::CallCost;
+
+/// An operand: its value, or `None` when it failed (its error passes on; a failed operand
+/// counts as null, of size 1, in costs), and its size when it is known ahead (a constant's).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Operand<'v> {
+    pub value: Option<&'v Value>,
+    pub size: Option<u64>,
+}
+
+impl<'v> Operand<'v> {
+    /// cel-go's size of the operand: its code points for a string, 1 for a failure.
+    fn size(&self) -> u64 {
+        match (self.value, self.size) {
+            (None, _) => 1,
+            (Some(_), Some(known)) => known,
+            (Some(v), None) => crate::ops::actual_size(v),
+        }
+    }
+}
+
+/// How the comparison ended.
+#[derive(Debug)]
+pub enum Compared {
+    /// Its value.
+    Value(bool),
+    /// The error of an operand: a piece by its index, or the compared value (index: the
+    /// number of pieces).
+    Operand(usize),
+    /// The error of `+` number `k` (from the innermost, 0): its result was too large.
+    Step(usize, Error),
+}
+
+/// `p₀ + p₁ + … + pₙ == other` (or `!=`), left-associated, every `+` resolved to string
+/// concatenation by the checker.
+#[derive(Clone)]
+pub struct ConcatCompare {
+    /// The cost rule of each `+`, from the innermost.
+    pub steps: Vec<CallCost>,
+    /// The cost rule of the comparison.
+    pub compare: CallCost,
+    /// `!=` rather than `==`.
+    pub negate: bool,
+}
+
+/// The chain as far as it got: the failure that ended it, or its size (and, when a cost hook
+/// must see it, its text).
+enum Chain {
+    Failed(Compared),
+    Text {
+        bytes: usize,
+        code_points: u64,
+        text: Option<String>,
+    },
+}
+
+impl Chain {
+    /// cel-go's size of the chain's value: code points, or 1 for a failure (null).
+    fn size(&self) -> u64 {
+        match self {
+            Chain::Failed(_) => 1,
+            Chain::Text { code_points, .. } => *code_points,
+        }
+    }
+
+    /// The value a cost hook sees (null for a failure).
+    fn value(&self) -> Value {
+        match self {
+            Chain::Text {
+                text: Some(text), ..
+            } => Value::String(Arc::from(text.as_str())),
+            _ => Value::Null,
+        }
+    }
+
+    /// The result a cost hook sees.
+    fn result(&self, error_of: &dyn Fn(usize) -> Error) -> Result<Value, Error> {
+        match self {
+            Chain::Failed(Compared::Operand(i)) => Err(error_of(*i)),
+            Chain::Failed(Compared::Step(_, e)) => Err(e.clone()),
+            Chain::Failed(Compared::Value(_)) => Ok(Value::Null),
+            text => Ok(text.value()),
+        }
+    }
+}
+
+/// A piece's text and code points, `Ok(None)` for a failed piece, `Err(())` for a value that
+/// is not a string.
+fn text_of<'v>(piece: Operand<'v>) -> Result<Option<(&'v str, u64)>, ()> {
+    match piece.value {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some((s, piece.size()))),
+        Some(_) => Err(()),
+    }
+}
+
+impl ConcatCompare {
+    /// The comparison and its cost (the steps' and the comparison's), or `None` when a piece
+    /// that did not fail is not a string: then the calls' own dispatch decides, and the
+    /// caller must make them. `error_of(i)` is operand `i`'s error, for cost hooks that see
+    /// results.
+    pub fn eval(
+        &self,
+        pieces: &[Operand<'_>],
+        other: Operand<'_>,
+        error_of: &dyn Fn(usize) -> Error,
+    ) -> Option<(Compared, u64)> {
+        let (first, rest) = pieces.split_first()?;
+        if rest.len() != self.steps.len() {
+            return None;
+        }
+        let with_values = self
+            .steps
+            .iter()
+            .chain(std::iter::once(&self.compare))
+            .any(CallCost::has_hooks);
+        let mut chain = match text_of(*first).ok()? {
+            None => Chain::Failed(Compared::Operand(0)),
+            Some((s, code_points)) => Chain::Text {
+                bytes: s.len(),
+                code_points,
+                text: with_values.then(|| s.to_string()),
+            },
+        };
+        let mut cost: u64 = 0;
+        for (k, (piece, rule)) in rest.iter().zip(&self.steps).enumerate() {
+            let text = text_of(*piece).ok()?;
+            let before = (chain.size(), with_values.then(|| chain.value()));
+            chain = concatenate(chain, text, k);
+            cost = cost.saturating_add(match before.1 {
+                None => rule
+                    .compute_from_sizes(&|i| if i == 0 { before.0 } else { piece.size() })
+                    .unwrap_or(0),
+                Some(value) => {
+                    let args = [value, piece.value.cloned().unwrap_or(Value::Null)];
+                    rule.compute(&args, &chain.result(error_of))
+                }
+            });
+        }
+        let outcome = match (&chain, other.value) {
+            (Chain::Failed(f), _) => match f {
+                Compared::Operand(i) => Compared::Operand(*i),
+                Compared::Step(k, e) => Compared::Step(*k, e.clone()),
+                Compared::Value(b) => Compared::Value(*b),
+            },
+            (_, None) => Compared::Operand(pieces.len()),
+            (Chain::Text { .. }, Some(other)) => {
+                Compared::Value(self.negate != equal_to(pieces, &chain, other))
+            }
+        };
+        let result = match &outcome {
+            Compared::Value(b) => Ok(Value::Bool(*b)),
+            Compared::Operand(i) => Err(error_of(*i)),
+            Compared::Step(_, e) => Err(e.clone()),
+        };
+        let compared = if with_values {
+            let args = [chain.value(), other.value.cloned().unwrap_or(Value::Null)];
+            self.compare.compute(&args, &result)
+        } else {
+            self.compare
+                .compute_from_sizes(&|i| if i == 0 { chain.size() } else { other.size() })
+                .unwrap_or(0)
+        };
+        Some((outcome, cost.saturating_add(compared)))
+    }
+}
+
+/// `chain + piece`, as `_+_` on strings does it: an empty side adds nothing and builds
+/// nothing; otherwise the result must fit the limits on built strings.
+fn concatenate(chain: Chain, piece: Option<(&str, u64)>, step: usize) -> Chain {
+    match (chain, piece) {
+        (Chain::Failed(f), _) => Chain::Failed(f),
+        (_, None) => Chain::Failed(Compared::Operand(step + 1)),
+        (
+            Chain::Text {
+                bytes,
+                code_points,
+                mut text,
+            },
+            Some((s, piece_code_points)),
+        ) => {
+            if bytes != 0 && !s.is_empty() {
+                let total = bytes as u128 + s.len() as u128;
+                if let Err(e) = limits::check_bytes("_+_", total) {
+                    return Chain::Failed(Compared::Step(step, e));
+                }
+            }
+            if let Some(t) = &mut text {
+                t.push_str(s);
+            }
+            Chain::Text {
+                bytes: bytes + s.len(),
+                code_points: code_points + piece_code_points,
+                text,
+            }
+        }
+    }
+}
+
+/// Whether the chain's value equals `other`: piece by piece against a string, as CEL's
+/// equality for anything else.
+fn equal_to(pieces: &[Operand<'_>], chain: &Chain, other: &Value) -> bool {
+    let Chain::Text { bytes, .. } = chain else {
+        return false;
+    };
+    let Value::String(other) = other else {
+        let whole: String = pieces
+            .iter()
+            .filter_map(|p| match p.value {
+                Some(Value::String(s)) => Some(&**s),
+                _ => None,
+            })
+            .collect();
+        return compare::equals(&Value::String(Arc::from(whole)), other);
+    };
+    if other.len() != *bytes {
+        return false;
+    }
+    let mut rest = other.as_bytes();
+    for piece in pieces {
+        let Some(Value::String(s)) = piece.value else {
+            return false;
+        };
+        let (head, tail) = rest.split_at(s.len());
+        if head != s.as_bytes() {
+            return false;
+        }
+        rest = tail;
+    }
+    true
+}
