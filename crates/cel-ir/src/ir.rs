@@ -174,8 +174,8 @@ pub enum Op {
     Select { field: Arc<str>, object: bool },
     /// `operand.?field`: `(val, err)`.
     OptSelect { field: Arc<str> },
-    /// `has(operand.field)`: `(bool, err)`.
-    Has { field: Arc<str> },
+    /// `has(operand.field)`: `(bool, err)`. `object` as for [`Op::Select`].
+    Has { field: Arc<str>, object: bool },
     /// `operand[index]`: `(val, err)`.
     Index,
     /// `operand[?index]`: `(val, err)`.

@@ -387,14 +387,16 @@ impl<'a> Lowerer<'a> {
                 let operand = self.lower(&s.operand);
                 let operand = self.as_val(operand, e.id);
                 let (qual, root) = self.step_cost(e.id);
+                let object = matches!(self.checked_type(&s.operand), Type::Message(_));
                 let op = if s.test_only {
                     Op::Has {
                         field: s.field.as_str().into(),
+                        object,
                     }
                 } else {
                     Op::Select {
                         field: s.field.as_str().into(),
-                        object: matches!(self.checked_type(&s.operand), Type::Message(_)),
+                        object,
                     }
                 };
                 let ty = if s.test_only { Ty::Bool } else { Ty::Val };

@@ -33,7 +33,14 @@ fn op_text(op: &Op) -> String {
             object: true,
         } => format!("select.object {field:?}"),
         Op::OptSelect { field } => format!("select.opt {field:?}"),
-        Op::Has { field } => format!("has {field:?}"),
+        Op::Has {
+            field,
+            object: false,
+        } => format!("has {field:?}"),
+        Op::Has {
+            field,
+            object: true,
+        } => format!("has.object {field:?}"),
         Op::Index => "index".into(),
         Op::OptIndex => "index.opt".into(),
         Op::Call {

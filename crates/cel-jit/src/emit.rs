@@ -1193,7 +1193,7 @@ impl Emitter<'_, '_> {
         let r = &inst.results;
         let expr = inst.expr;
         match &inst.op {
-            Op::Select { field, .. } | Op::OptSelect { field } | Op::Has { field } => {
+            Op::Select { field, .. } | Op::OptSelect { field } | Op::Has { field, .. } => {
                 let hash = MapHasher::hash_key(KeyRef::String(field));
                 let site = self.data.keep(FieldSite::new(field.clone(), hash, expr));
                 let s = self.ptr_const(site);
@@ -1211,6 +1211,11 @@ impl Emitter<'_, '_> {
                     }
                     Op::OptSelect { .. } => {
                         let (v, e) = self.call2(Shim::cel_rt_opt_select, &[operand, s])?;
+                        self.def(r[0], v);
+                        self.def(r[1], e);
+                    }
+                    Op::Has { object: true, .. } if crate::abi::object_abi().is_some() => {
+                        let (v, e) = self.has_object_field(operand, s)?;
                         self.def(r[0], v);
                         self.def(r[1], e);
                     }
@@ -1332,18 +1337,84 @@ impl Emitter<'_, '_> {
         operand: cl::Value,
         s: cl::Value,
     ) -> Result<(cl::Value, cl::Value), JitError> {
-        let abi = crate::abi::object_abi()
-            .ok_or_else(|| JitError::Codegen("objects cannot be read in place".into()))?;
-        let object_block = self.b.create_block();
-        let hit = self.b.create_block();
         let slow = self.b.create_block();
         let join = self.b.create_block();
         let jv = self.b.append_block_param(join, types::I64);
         let je = self.b.append_block_param(join, types::I32);
-        self.b.set_cold_block(slow);
+        let (field, field_tag) = self.object_slot(operand, s, slow)?;
+        // Absent, `null` (which reads as absent) and invalid-data markers (opaque values) are
+        // the shim's: it raises their errors.
+        let missing = self.slot_absent(field_tag)?;
+        let opaque = self.icmp_c(IntCC::Equal, field_tag, i64::from(Value::TAG_OPAQUE));
+        let to_shim = self.b.ins().bor(missing, opaque);
+        let no_err = self.iconst(types::I32, 0);
+        self.b.ins().brif(
+            to_shim,
+            slow,
+            &[],
+            join,
+            &[BlockArg::Value(field), BlockArg::Value(no_err)],
+        );
+        self.b.switch_to_block(slow);
+        let (v, e) = self.call2(Shim::cel_rt_select, &[operand, s])?;
+        self.b
+            .ins()
+            .jump(join, &[BlockArg::Value(v), BlockArg::Value(e)]);
+        self.b.switch_to_block(join);
+        Ok((jv, je))
+    }
+
+    /// `has(operand.field)` on a value the checker typed as an object: for an object of the
+    /// layout the site learned, whether its slot holds a value other than `null`; invalid-data
+    /// markers (whose test is an error) and anything else go through `cel_rt_has`.
+    fn has_object_field(
+        &mut self,
+        operand: cl::Value,
+        s: cl::Value,
+    ) -> Result<(cl::Value, cl::Value), JitError> {
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        let jv = self.b.append_block_param(join, types::I8);
+        let je = self.b.append_block_param(join, types::I32);
+        let (_, field_tag) = self.object_slot(operand, s, slow)?;
+        let missing = self.slot_absent(field_tag)?;
+        let present = self.bxor_c(missing, 1);
+        let opaque = self.icmp_c(IntCC::Equal, field_tag, i64::from(Value::TAG_OPAQUE));
+        let no_err = self.iconst(types::I32, 0);
+        self.b.ins().brif(
+            opaque,
+            slow,
+            &[],
+            join,
+            &[BlockArg::Value(present), BlockArg::Value(no_err)],
+        );
+        self.b.switch_to_block(slow);
+        let (v, e) = self.call2(Shim::cel_rt_has, &[operand, s])?;
+        let v = self.is_nonzero(v);
+        self.b
+            .ins()
+            .jump(join, &[BlockArg::Value(v), BlockArg::Value(e)]);
+        self.b.switch_to_block(join);
+        Ok((jv, je))
+    }
+
+    /// The slot of the site's field in `operand`, when it is an object of the layout the site
+    /// learned: its address and the tag byte there (continuing in a new block); anything else
+    /// jumps to `other` (marked cold).
+    fn object_slot(
+        &mut self,
+        operand: cl::Value,
+        s: cl::Value,
+        other: cl::Block,
+    ) -> Result<(cl::Value, cl::Value), JitError> {
+        let abi = crate::abi::object_abi()
+            .ok_or_else(|| JitError::Codegen("objects cannot be read in place".into()))?;
+        let object_block = self.b.create_block();
+        let hit = self.b.create_block();
+        self.b.set_cold_block(other);
         let tag = self.b.ins().load(types::I8, flags(), operand, VALUE_TAG);
         let is_object = self.icmp_c(IntCC::Equal, tag, i64::from(Value::TAG_OBJECT));
-        self.b.ins().brif(is_object, object_block, &[], slow, &[]);
+        self.b.ins().brif(is_object, object_block, &[], other, &[]);
 
         self.b.switch_to_block(object_block);
         let arc = self
@@ -1359,7 +1430,7 @@ impl Emitter<'_, '_> {
             .ins()
             .atomic_load(types::I64, MemFlagsData::trusted(), learned_at);
         let same = self.b.ins().icmp(IntCC::Equal, layout, learned);
-        self.b.ins().brif(same, hit, &[], slow, &[]);
+        self.b.ins().brif(same, hit, &[], other, &[]);
 
         self.b.switch_to_block(hit);
         let slots = self.b.ins().load(types::I64, flags(), object, abi.slots);
@@ -1367,29 +1438,16 @@ impl Emitter<'_, '_> {
         let offset = self.b.ins().load(types::I64, flags(), s, offset_at);
         let field = self.b.ins().iadd(slots, offset);
         let field_tag = self.b.ins().load(types::I8, flags(), field, VALUE_TAG);
-        // Absent, `null` (which reads as absent) and invalid-data markers (opaque values) are
-        // the shim's: it raises their errors.
+        Ok((field, field_tag))
+    }
+
+    /// Whether a slot's tag says it reads as absent: no property, or `null`.
+    fn slot_absent(&mut self, field_tag: cl::Value) -> Result<cl::Value, JitError> {
+        let abi = crate::abi::object_abi()
+            .ok_or_else(|| JitError::Codegen("objects cannot be read in place".into()))?;
         let absent = self.icmp_c(IntCC::Equal, field_tag, i64::from(abi.absent_tag));
         let null = self.icmp_c(IntCC::Equal, field_tag, i64::from(Value::TAG_NULL));
-        let opaque = self.icmp_c(IntCC::Equal, field_tag, i64::from(Value::TAG_OPAQUE));
-        let missing = self.b.ins().bor(absent, null);
-        let missing = self.b.ins().bor(missing, opaque);
-        let no_err = self.iconst(types::I32, 0);
-        self.b.ins().brif(
-            missing,
-            slow,
-            &[],
-            join,
-            &[BlockArg::Value(field), BlockArg::Value(no_err)],
-        );
-
-        self.b.switch_to_block(slow);
-        let (v, e) = self.call2(Shim::cel_rt_select, &[operand, s])?;
-        self.b
-            .ins()
-            .jump(join, &[BlockArg::Value(v), BlockArg::Value(e)]);
-        self.b.switch_to_block(join);
-        Ok((jv, je))
+        Ok(self.b.ins().bor(absent, null))
     }
 
     /// Calls that leave generated code: library functions, constant regexes and residual

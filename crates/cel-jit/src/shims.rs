@@ -539,7 +539,13 @@ shims! {
     /// `has(v.field)`.
     fn cel_rt_has(ctx, v: *const Value, site_ptr: *const FieldSite) -> i64 {
         let s = site(site_ptr);
-        put_bool(ctx, ops::has_field(val(v), &s.field).map_err(|e| e.at(s.expr)))
+        let v = val(v);
+        if let Value::Object(o) = v {
+            // Teaches the site the object's layout (for `has` compiled in place).
+            let _ = s.slots.get(o, s.hash, &s.field);
+            s.publish(o);
+        }
+        put_bool(ctx, ops::has_field(v, &s.field).map_err(|e| e.at(s.expr)))
     }
 
     /// Whether a field or index step charges its qualifier, 0 or 1

@@ -1,4 +1,5 @@
-//! Fields of schema-typed objects read by native code in place (`select.object`): the same
+//! Fields of schema-typed objects read by native code in place (`select.object`,
+//! `has.object`): the same
 //! values, errors and costs as the interpreter for present, absent, `null` and invalid
 //! fields, for objects of the layout a read site learned and of others, on every evaluation
 //! (the first teaches the site, later ones read the slot), and from several threads at once.
@@ -53,6 +54,11 @@ const EXPRESSIONS: &[&str] = &[
     "self.items.exists(i, i.key == 'b' && i.n > 1)",
     "self.items.map(i, i.n).sum() == 3 || true",
     "self.items.filter(i, i.n > 0).size()",
+    "has(self.replicas)",
+    "has(self.spec.min) && self.spec.min > 0",
+    "!has(self.name) || self.name != ''",
+    "self.items.all(i, has(i.n))",
+    "has(self.ratio) ? self.ratio : 1.0",
 ];
 
 /// Data for the schema: complete, then with fields absent, `null` or of the wrong type
