@@ -3,7 +3,8 @@
 //! off, for its overhead), the same with `self` typed by a schema where the case reads only
 //! `self` (`*_typed`: as a CRD rule sees its object), and the time to
 //! make each program: parse, check and plan (`compile_interp`), and the same plus native
-//! code, optimised (`compile`) or with `fast_compile` (`compile_fast`).
+//! code, optimised (`compile`) or with `fast_compile` (`compile_fast`), or found in the
+//! environment's cache of native programs (`compile_again`).
 //!
 //! `cargo bench -p benches`, then `cargo run --release -p benches --bin bench-table` for the
 //! README's table.
@@ -67,7 +68,8 @@ fn compilation(c: &mut Criterion) {
     for (group_name, backend, fast_compile) in groups {
         let mut group = c.benchmark_group(group_name);
         for case in benches::cases() {
-            let env = benches::env(&case);
+            // Each iteration compiles: no cache of native programs.
+            let env = benches::builder(&case).native_cache(0).build();
             let options = ProgramOptions::default()
                 .backend(backend)
                 .fast_compile(fast_compile);
@@ -77,6 +79,23 @@ fn compilation(c: &mut Criterion) {
         }
         group.finish();
     }
+    // A program made again from an expression the environment compiled before (a host that
+    // makes programs per request, or rebuilds them on a configuration change): parse, check
+    // and plan, and the native code found in the environment's cache.
+    let mut group = c.benchmark_group("compile_again");
+    for case in benches::cases() {
+        let env = benches::env(&case);
+        let options = ProgramOptions::default().backend(Backend::Jit);
+        let first = benches::program_with(&env, &case, options);
+        group.bench_function(case.name.as_str(), |b| {
+            b.iter(|| {
+                let again = benches::program_with(&env, &case, options);
+                assert!(again.shares_native_code(&first));
+                black_box(again)
+            })
+        });
+    }
+    group.finish();
 }
 
 criterion_group! {

@@ -77,15 +77,19 @@ impl Subject {
     fn new(base: &Env, mode: Mode) -> Subject {
         let compile_times = Arc::new(Mutex::new(Vec::new()));
         let heard = compile_times.clone();
-        let mut builder = base.extend().on_native_compile(move |report| {
-            assert_eq!(
-                report.outcome,
-                NativeStatus::Compiled,
-                "{}",
-                report.expression
-            );
-            heard.lock().unwrap().push(report.compile_time);
-        });
+        // Every run times a fresh program's first compile: no cache of native programs.
+        let mut builder = base
+            .extend()
+            .native_cache(0)
+            .on_native_compile(move |report| {
+                assert_eq!(
+                    report.outcome,
+                    NativeStatus::Compiled,
+                    "{}",
+                    report.expression
+                );
+                heard.lock().unwrap().push(report.compile_time);
+            });
         if mode == Mode::Synchronous {
             builder = builder.compile_executor(CompileTask::run);
         }

@@ -12,7 +12,9 @@
 
 #![forbid(unsafe_code)]
 
-use celerity::{Backend, Env, KubernetesEnv, MapActivation, Program, ProgramOptions, Type, Value};
+use celerity::{
+    Backend, Env, EnvBuilder, KubernetesEnv, MapActivation, Program, ProgramOptions, Type, Value,
+};
 
 /// The vendored case file.
 pub const CASES_JSON: &str = include_str!("../cases.json");
@@ -85,11 +87,16 @@ fn type_of(v: &serde_json::Value) -> Type {
 /// environment, libraries included (what `cel eval --profile kubernetes` builds), with the
 /// case's variables.
 pub fn env(case: &BenchCase) -> Env {
+    builder(case).build()
+}
+
+/// The builder of [`env`], for variations (no cache of native programs, to time compiles).
+pub fn builder(case: &BenchCase) -> EnvBuilder {
     let mut b = KubernetesEnv::newest().builder();
     for (name, v) in &case.vars {
         b = b.variable(name, type_of(v));
     }
-    b.build()
+    b
 }
 
 /// The objects under `self` that the cases use as maps (`in`, iteration over keys): their

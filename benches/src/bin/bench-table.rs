@@ -30,9 +30,9 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion"));
     println!(
-        "| case | interpreter | JIT | JIT, into a slot | JIT, no cost tracking | JIT speed-up | tracking overhead | typed: interpreter | typed: JIT | compile: front end | + native | + native, fast |"
+        "| case | interpreter | JIT | JIT, into a slot | JIT, no cost tracking | JIT speed-up | tracking overhead | typed: interpreter | typed: JIT | compile: front end | + native | + native, fast | again, cached |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for case in benches::cases() {
         let eval = root.join(format!("eval_{}", case.name));
         let interp = median(&eval.join("interpreter"));
@@ -44,6 +44,7 @@ fn main() {
         let front = median(&root.join("compile_interp").join(&case.name));
         let compile = median(&root.join("compile").join(&case.name));
         let fast = median(&root.join("compile_fast").join(&case.name));
+        let again = median(&root.join("compile_again").join(&case.name));
         let ratio = match (interp, jit) {
             (Some(i), Some(j)) if j > 0.0 => format!("{:.1}×", i / j),
             _ => "–".into(),
@@ -53,7 +54,7 @@ fn main() {
             _ => "–".into(),
         };
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             case.name,
             fmt_ns(interp),
             fmt_ns(jit),
@@ -66,6 +67,7 @@ fn main() {
             fmt_ns(front),
             fmt_ns(compile),
             fmt_ns(fast),
+            fmt_ns(again),
         );
     }
 }

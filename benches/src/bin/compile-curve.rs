@@ -137,7 +137,9 @@ fn env(bindings: bool) -> Env {
     } else {
         KubernetesEnv::newest().builder()
     };
+    // Each timing compiles again: no cache of native programs.
     builder
+        .native_cache(0)
         .variable("a", Type::Int)
         .variable("s", Type::String)
         .build()

@@ -23,7 +23,7 @@ use crate::emit::{INLINE_ERROR, ProgramData, emit};
 use crate::shims::Shim;
 
 /// How to compile.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct JitOptions {
     /// Keep the Cranelift IR text of the function (for `--dump clif`).
     pub keep_clif: bool,
@@ -234,6 +234,11 @@ impl JitProgram {
             e.cost = 0;
         }
         Some(e)
+    }
+
+    /// The interpreter's plan of the expression, which runs what native code hands over.
+    pub fn plan(&self) -> &Arc<Plan> {
+        &self.interpreter
     }
 
     /// The number of subtrees left to the interpreter.

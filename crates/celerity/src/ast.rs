@@ -12,6 +12,10 @@ pub struct Ast {
     pub(crate) source: Source,
     pub(crate) parsed: cel_syntax::Ast,
     pub(crate) checked: Option<CheckedAst>,
+    /// The environment that made this tree (its id): parsed it and, if it is checked,
+    /// checked it too. `None` when two environments shared the work. Only an environment's
+    /// own trees may use its cache of native programs (`native_cache`).
+    pub(crate) origin: Option<u64>,
 }
 
 impl Ast {

@@ -16,6 +16,7 @@ use cel_syntax::macros::{Macro, MacroTable};
 use cel_syntax::{Diagnostic, ParserOptions, Source};
 use cel_types::{Container, FunctionDecl, OverloadDecl, Type, TypeProvider, VariableDecl};
 
+use crate::native_cache::NativeCache;
 use crate::tiering::CompileSettings;
 use crate::{Ast, Backend, CompileReport, CompileTask, Issues, Program, ProgramOptions};
 
@@ -151,6 +152,11 @@ pub(crate) struct EnvInner {
     pub(crate) validators: Vec<cel_ext::Validator>,
     pub(crate) program_checks: Vec<cel_ext::Validator>,
     pub(crate) tiering: CompileSettings,
+    /// This environment's identity, which the trees it makes carry (`Ast::origin`).
+    pub(crate) id: u64,
+    /// Native programs compiled from this environment's trees, shared by programs made
+    /// again from the same expression.
+    pub(crate) native_cache: Arc<NativeCache>,
     /// What it was built from, for [`Env::extend`].
     pub(crate) source: EnvBuilder,
 }
@@ -547,6 +553,30 @@ impl EnvBuilder {
         self
     }
 
+    /// Keeps up to `capacity` native programs of this environment (128 by default; 0 keeps
+    /// none): a program made again from an expression this environment compiled before,
+    /// with the same [`ProgramOptions`], reuses its native code instead of compiling it
+    /// again, and starts native at once under [`Backend::Auto`]. The least recently used
+    /// program is evicted first. Only expressions this environment parsed and checked itself
+    /// (with [`Env::compile`], or [`Env::parse`] then [`Env::check`]), of at most 16 KiB, are
+    /// kept; a program found in the cache is not compiled, so
+    /// [`on_native_compile`](Self::on_native_compile) does not hear of it.
+    ///
+    /// ```
+    /// use celerity::{Backend, Env, ProgramOptions};
+    ///
+    /// let env = Env::builder().build();
+    /// let options = ProgramOptions::default().backend(Backend::Jit);
+    /// let first = env.program_with(&env.compile("1 + 2 == 3").unwrap(), options).unwrap();
+    /// // Made again (a request handler that compiles per request, say): no native compile.
+    /// let again = env.program_with(&env.compile("1 + 2 == 3").unwrap(), options).unwrap();
+    /// assert!(again.shares_native_code(&first));
+    /// ```
+    pub fn native_cache(mut self, capacity: usize) -> Self {
+        self.tiering = self.tiering.native_cache(capacity);
+        self
+    }
+
     /// Sets where native compiles run and who hears of them, as a whole (replacing
     /// [`compile_executor`](Self::compile_executor) and
     /// [`on_native_compile`](Self::on_native_compile)).
@@ -640,7 +670,9 @@ impl EnvBuilder {
                 estimate_hooks: self.estimate_hooks,
                 validators: self.validators,
                 program_checks: self.program_checks,
+                native_cache: Arc::new(NativeCache::new(self.tiering.native_cache_capacity())),
                 tiering: self.tiering,
+                id: crate::native_cache::next_env_id(),
                 source,
             }),
         })
@@ -721,6 +753,7 @@ impl Env {
             source,
             parsed: parsed.ast,
             checked: None,
+            origin: Some(self.inner.id),
         })
     }
 
@@ -742,6 +775,7 @@ impl Env {
             source: ast.source.clone(),
             parsed: ast.parsed.clone(),
             checked: Some(checked),
+            origin: ast.origin.filter(|&id| id == self.inner.id),
         })
     }
 
@@ -782,12 +816,14 @@ impl Env {
                 return Err(Issues::new(diagnostics, ast.source.clone()));
             }
         }
+        let own_tree = ast.origin == Some(self.inner.id);
         Program::new(
             ast,
             &self.inner.plan_env,
             self.inner.options.cost_limit,
             options,
             &self.inner.tiering,
+            own_tree.then_some(&self.inner.native_cache),
         )
     }
 

@@ -10,6 +10,7 @@ use cel_jit::{JitError, JitOptions, JitProgram};
 use cel_runtime::{Activation, Error, Value};
 use cel_syntax::Diagnostic;
 
+use crate::native_cache::{CacheKey, Cached, NativeCache};
 use crate::tiering::{AutoJit, CompileSettings, DeclineReason, NativeStatus};
 use crate::{Ast, Issues};
 
@@ -171,6 +172,10 @@ pub struct Program {
     track_cost: bool,
 }
 
+/// The environment's cache of native programs and this program's key in it, when the
+/// expression may use it (see `native_cache`).
+pub(crate) type CacheSlot = Option<(Arc<NativeCache>, CacheKey)>;
+
 /// [`Backend::Jit`]: compiles on the calling thread, when the program is made. An
 /// expression over the native-code budget is interpreted; any other failure is an error of
 /// the program.
@@ -181,9 +186,19 @@ fn compile_now(
     plan: Arc<Plan>,
     options: JitOptions,
     tiering: &CompileSettings,
+    cache: CacheSlot,
 ) -> Result<Engine, Issues> {
     let started = Instant::now();
-    let compiled = JitProgram::compile(checked, env, plan, options);
+    let compiled = JitProgram::compile(checked, env, plan, options).map(Arc::new);
+    if let Some((cache, key)) = cache {
+        match &compiled {
+            Ok(jit) => cache.insert(key, Cached::Compiled(jit.clone())),
+            Err(JitError::TooLarge { budget }) => {
+                cache.insert(key, Cached::TooLarge { budget: *budget })
+            }
+            Err(_) => {}
+        }
+    }
     let outcome = match &compiled {
         Ok(_) => NativeStatus::Compiled,
         Err(JitError::TooLarge { budget }) => NativeStatus::Declined {
@@ -195,7 +210,7 @@ fn compile_now(
     };
     tiering.report(ast.source.text(), Backend::Jit, outcome, started.elapsed());
     match compiled {
-        Ok(jit) => Ok(Engine::Jit(Arc::new(jit))),
+        Ok(jit) => Ok(Engine::Jit(jit)),
         Err(JitError::TooLarge { budget }) => Ok(Engine::Interpreter {
             declined: Some(DeclineReason::TooLarge { budget }),
         }),
@@ -221,12 +236,8 @@ impl Program {
         cost_limit: Option<u64>,
         options: ProgramOptions,
         tiering: &CompileSettings,
+        cache: Option<&Arc<NativeCache>>,
     ) -> Result<Program, Issues> {
-        let plan = match &ast.checked {
-            Some(checked) => Plan::checked(checked, env),
-            None => Plan::unchecked(&ast.parsed, env),
-        };
-        let plan = Arc::new(plan.map_err(|e| issues_of(ast, e))?);
         let jit_options = JitOptions {
             keep_clif: options.keep_code_text,
             track_cost: options.track_cost,
@@ -235,12 +246,38 @@ impl Program {
             lazy_variables: options.lazy_variables,
             ..JitOptions::default()
         };
-        let engine = match (&ast.checked, options.backend) {
-            (None, _) | (_, Backend::Interpreter) => Engine::Interpreter { declined: None },
-            (Some(checked), Backend::Jit) => {
-                compile_now(ast, checked, env, plan.clone(), jit_options, tiering)?
+        let native_wanted = ast.checked.is_some() && options.backend != Backend::Interpreter;
+        let cache = cache.filter(|_| native_wanted).and_then(|cache| {
+            let key = CacheKey::new(ast.source.text(), jit_options)?;
+            Some((cache.clone(), key))
+        });
+        let declined_before = match cache.as_ref().and_then(|(cache, key)| cache.get(key)) {
+            Some(Cached::Compiled(jit)) => {
+                // Planning is deterministic too: the native program's plan is this one's.
+                return Ok(Program {
+                    plan: jit.plan().clone(),
+                    engine: Engine::Jit(jit),
+                    cost_limit,
+                    track_cost: options.track_cost,
+                });
             }
-            (Some(checked), Backend::Auto) => {
+            Some(Cached::TooLarge { budget }) => Some(DeclineReason::TooLarge { budget }),
+            None => None,
+        };
+        let plan = match &ast.checked {
+            Some(checked) => Plan::checked(checked, env),
+            None => Plan::unchecked(&ast.parsed, env),
+        };
+        let plan = Arc::new(plan.map_err(|e| issues_of(ast, e))?);
+        let engine = match (&ast.checked, options.backend, declined_before) {
+            (None, _, _) | (_, Backend::Interpreter, _) => Engine::Interpreter { declined: None },
+            (Some(_), _, Some(reason)) => Engine::Interpreter {
+                declined: Some(reason),
+            },
+            (Some(checked), Backend::Jit, None) => {
+                compile_now(ast, checked, env, plan.clone(), jit_options, tiering, cache)?
+            }
+            (Some(checked), Backend::Auto, None) => {
                 let mut nodes = 0usize;
                 checked.ast.expr.walk(&mut |_| nodes += 1);
                 if nodes > Backend::AUTO_MAX_NODES {
@@ -255,6 +292,7 @@ impl Program {
                         plan.clone(),
                         jit_options,
                         tiering,
+                        cache,
                     )))
                 }
             }
@@ -334,6 +372,18 @@ impl Program {
     /// [`ProgramOptions::keep_code_text`].
     pub fn clif_text(&self) -> Option<&str> {
         self.compiled().and_then(|j| j.clif_text())
+    }
+
+    /// Whether this program and `other` run the same native code: one was made from the
+    /// other (a clone), or both from the same expression of one environment, the second
+    /// found in the environment's cache of native programs
+    /// ([`EnvBuilder::native_cache`](crate::EnvBuilder::native_cache)). `false` when either
+    /// is not compiled.
+    pub fn shares_native_code(&self, other: &Program) -> bool {
+        match (self.compiled(), other.compiled()) {
+            (Some(a), Some(b)) => std::ptr::eq(a, b),
+            _ => false,
+        }
     }
 
     fn compiled(&self) -> Option<&JitProgram> {

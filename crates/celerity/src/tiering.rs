@@ -20,6 +20,8 @@ use cel_interp::{Plan, PlanEnv};
 use cel_jit::{JitError, JitOptions, JitProgram};
 
 use crate::Backend;
+use crate::native_cache::Cached;
+use crate::program::CacheSlot;
 
 /// Where a program stands with native code (see [`Program::native_status`](crate::Program::native_status)).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,6 +120,8 @@ pub(crate) type CompileHook = Arc<dyn Fn(&CompileReport<'_>) + Send + Sync>;
 pub struct CompileSettings {
     pub(crate) executor: Option<CompileExecutor>,
     pub(crate) on_compile: Option<CompileHook>,
+    /// The capacity of the environment's cache of native programs; `None`: the default.
+    native_cache: Option<usize>,
 }
 
 impl CompileSettings {
@@ -134,6 +138,19 @@ impl CompileSettings {
         self.on_compile = Some(Arc::new(hook));
         self
     }
+
+    /// Keeps up to `capacity` native programs per environment (see
+    /// [`EnvBuilder::native_cache`](crate::EnvBuilder::native_cache)).
+    pub fn native_cache(mut self, capacity: usize) -> Self {
+        self.native_cache = Some(capacity);
+        self
+    }
+
+    /// The capacity of an environment's cache of native programs.
+    pub(crate) fn native_cache_capacity(&self) -> usize {
+        self.native_cache
+            .unwrap_or(crate::native_cache::DEFAULT_CAPACITY)
+    }
 }
 
 impl std::fmt::Debug for CompileSettings {
@@ -141,6 +158,7 @@ impl std::fmt::Debug for CompileSettings {
         f.debug_struct("CompileSettings")
             .field("host_executor", &self.executor.is_some())
             .field("on_compile", &self.on_compile.is_some())
+            .field("native_cache", &self.native_cache_capacity())
             .finish()
     }
 }
@@ -218,13 +236,9 @@ impl Drop for CompileTask {
 
 /// How a tiered compile ended.
 #[derive(Debug)]
-#[allow(
-    clippy::large_enum_variant,
-    reason = "one per program, in place: boxing the native program would add a pointer to \
-              chase on every native evaluation"
-)]
 enum Outcome {
-    Compiled(JitProgram),
+    /// Shared with the environment's cache of native programs.
+    Compiled(Arc<JitProgram>),
     Declined(DeclineReason),
     Failed(String),
 }
@@ -260,6 +274,8 @@ pub(crate) struct AutoJit {
     plan: Arc<Plan>,
     options: JitOptions,
     tiering: CompileSettings,
+    /// Where the native program goes once compiled, for programs made again.
+    cache: CacheSlot,
     /// Evaluations counted before the compile was submitted (a few more may be counted by
     /// evaluations racing with the submitting one).
     evaluations: AtomicU32,
@@ -276,6 +292,7 @@ impl AutoJit {
         plan: Arc<Plan>,
         options: JitOptions,
         tiering: &CompileSettings,
+        cache: CacheSlot,
     ) -> AutoJit {
         AutoJit {
             expression: expression.into(),
@@ -284,6 +301,7 @@ impl AutoJit {
             plan,
             options,
             tiering: tiering.clone(),
+            cache,
             evaluations: AtomicU32::new(0),
             submitted: AtomicBool::new(false),
             outcome: OnceLock::new(),
@@ -348,8 +366,13 @@ impl AutoJit {
             JitProgram::compile(&self.checked, &self.env, self.plan.clone(), self.options)
         }));
         let outcome = match compiled {
-            Ok(Ok(jit)) => Outcome::Compiled(jit),
+            Ok(Ok(jit)) => {
+                let jit = Arc::new(jit);
+                self.remember(Cached::Compiled(jit.clone()));
+                Outcome::Compiled(jit)
+            }
             Ok(Err(JitError::TooLarge { budget })) => {
+                self.remember(Cached::TooLarge { budget });
                 Outcome::Declined(DeclineReason::TooLarge { budget })
             }
             Ok(Err(other)) => Outcome::Failed(other.to_string()),
@@ -359,6 +382,13 @@ impl AutoJit {
             )),
         };
         self.publish(outcome, started.elapsed());
+    }
+
+    /// Puts what the compile gave into the environment's cache.
+    fn remember(&self, cached: Cached) {
+        if let Some((cache, key)) = &self.cache {
+            cache.insert(key.clone(), cached);
+        }
     }
 
     /// Publishes the outcome (once: a program has one compile task) and tells the hook.
