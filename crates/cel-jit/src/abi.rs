@@ -166,6 +166,37 @@ fn measure_object_abi() -> Option<ObjectAbi> {
     }
 }
 
+/// Where the byte length of a `String`'s or a `Bytes`' payload lies in a `Value` (its fat
+/// pointer's length word), measured once on values of two lengths; `None` if the two kinds
+/// do not agree or neither word bears it out (then lengths are only read through shims).
+pub(crate) fn text_len_offset() -> Option<i32> {
+    static AT: OnceLock<Option<i32>> = OnceLock::new();
+    *AT.get_or_init(measure_text_len_offset)
+}
+
+fn measure_text_len_offset() -> Option<i32> {
+    use std::mem::size_of;
+    let word = size_of::<usize>();
+    let probes: Vec<(Value, usize)> = [3usize, 1021]
+        .into_iter()
+        .flat_map(|n| {
+            let text = Value::string("a".repeat(n));
+            let bytes = Value::Bytes(Arc::from(vec![0u8; n]));
+            [(text, n), (bytes, n)]
+        })
+        .collect();
+    let at = [VALUE_SCALAR as usize, VALUE_SCALAR as usize + word]
+        .into_iter()
+        .filter(|at| at + word <= size_of::<Value>())
+        .find(|&at| {
+            probes.iter().all(|(value, n)| {
+                // SAFETY: `at + word` is within the value, which is alive.
+                unsafe { word_at((value as *const Value).cast(), at) == *n }
+            })
+        })?;
+    i32::try_from(at).ok()
+}
+
 /// The per-evaluation state behind [`Ctx::state`].
 pub(crate) struct State<'a> {
     /// The variables.
@@ -287,6 +318,15 @@ mod tests {
         assert_eq!(t[1], 1);
         assert_eq!(bytes(&Value::Null)[0], Value::TAG_NULL);
         assert_eq!(bytes(&Value::string("x"))[0], Value::TAG_STRING);
+        assert_eq!(
+            bytes(&Value::Bytes(Arc::from(&b"x"[..])))[0],
+            Value::TAG_BYTES
+        );
+        // The length word is found, and it is the one after the data pointer on this build.
+        let at = super::text_len_offset().expect("the length word is measured");
+        let s = bytes(&Value::string("hello"));
+        assert_eq!(at, 16);
+        assert_ne!(usize::from_ne_bytes(s[8..16].try_into().unwrap()), 5);
         assert_eq!(bytes(&Value::Optional(None))[0], Value::TAG_OPTIONAL);
         assert_eq!(
             bytes(&Value::Opaque(Arc::new(Marker)))[0],

@@ -261,6 +261,27 @@ fn emit_with(
     })
 }
 
+/// The largest size `t` (at least 1, at most 64) such that `formula` charges the same for
+/// argument `i` of any size from 0 to `t` as for size 1, the other sizes as in `sizes`; `None`
+/// when sizes 0 and 1 already cost differently. Cost formulas are a tenth or a quarter of a
+/// size, rounded up, so the bracket is short: a few bytes to a few tens.
+fn same_cost_up_to(formula: cel_cost::CostFormula, sizes: &[u64], i: usize) -> Option<u64> {
+    let cost_at = |s: u64| {
+        formula.eval(|j| {
+            if j == i {
+                s
+            } else {
+                sizes.get(j).copied().unwrap_or(1)
+            }
+        })
+    };
+    let of_one = cost_at(1);
+    if cost_at(0) != of_one {
+        return None;
+    }
+    (1..=64).take_while(|&s| cost_at(s) == of_one).last()
+}
+
 /// A scalar known when the program is compiled (for boxing constants once).
 #[derive(Clone, Copy)]
 enum Scalar {
@@ -2169,18 +2190,28 @@ impl Emitter<'_, '_> {
         }
         // Unknown sizes are measured by a helper, unless each is a scalar's (or a failed
         // argument's), whose size is 1: then the cost is the formula's over those, here.
-        let mut all_one: Option<cl::Value> = None;
-        for (i, pair) in args.chunks(2).enumerate() {
-            if known[i].is_none() {
-                let (_, one) = self.size_is_one(pair)?;
-                all_one = Some(match all_one {
-                    Some(all) => self.b.ins().band(all, one),
-                    None => one,
-                });
-            }
-        }
         let small_sizes: Vec<u64> = known.iter().map(|k| k.unwrap_or(1)).collect();
         let small_cost = formula.eval(|i| small_sizes.get(i).copied().unwrap_or(1));
+        let unknown: Vec<usize> = (0..known.len()).filter(|&i| known[i].is_none()).collect();
+        // With one size unknown, a string or bytes no longer (in bytes, so in code points)
+        // than the sizes the formula charges as it charges 1 costs the same, unmeasured.
+        let short_text = match unknown.as_slice() {
+            [i] => same_cost_up_to(formula, &small_sizes, *i).zip(crate::abi::text_len_offset()),
+            _ => None,
+        };
+        let mut all_one: Option<cl::Value> = None;
+        for i in unknown {
+            let pair = &args[2 * i..2 * i + 2];
+            let (p, mut one) = self.size_is_one(pair)?;
+            if let Some((bound, len_at)) = short_text {
+                let short = self.text_no_longer_than(p, bound, len_at);
+                one = self.b.ins().bor(one, short);
+            }
+            all_one = Some(match all_one {
+                Some(all) => self.b.ins().band(all, one),
+                None => one,
+            });
+        }
         let all_one = all_one.ok_or_else(|| JitError::Codegen("no size to measure".into()))?;
         let c = self.unless_size_one(all_one, small_cost, |em| {
             em.charge2_by_helper(rule, args, &known)
@@ -2188,6 +2219,28 @@ impl Emitter<'_, '_> {
         self.add_cost(c);
         self.check_limit();
         Ok(())
+    }
+
+    /// Whether `p` is a string or bytes of at most `bound` bytes (the length read at
+    /// `len_at`, as `abi::text_len_offset` measured).
+    fn text_no_longer_than(&mut self, p: cl::Value, bound: u64, len_at: i32) -> cl::Value {
+        let tag = self.b.ins().load(types::I8, flags(), p, VALUE_TAG);
+        let string = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, tag, i64::from(Value::TAG_STRING));
+        let bytes = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, tag, i64::from(Value::TAG_BYTES));
+        let text = self.b.ins().bor(string, bytes);
+        let len = self.b.ins().load(types::I64, flags(), p, len_at);
+        let bound = i64::try_from(bound).unwrap_or(i64::MAX);
+        let short = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, len, bound);
+        self.b.ins().band(text, short)
     }
 
     /// A `(value, err)` pair's value, and whether its cost-model size is 1 for certain: it

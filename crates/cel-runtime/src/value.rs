@@ -135,6 +135,8 @@ impl Value {
     pub const TAG_DOUBLE: u8 = 4;
     /// The tag of [`Value::String`].
     pub const TAG_STRING: u8 = 5;
+    /// The tag of [`Value::Bytes`].
+    pub const TAG_BYTES: u8 = 6;
     /// The tag of [`Value::Optional`].
     pub const TAG_OPTIONAL: u8 = 12;
     /// The tag of [`Value::Opaque`].

@@ -331,15 +331,18 @@ fn lazy_variables_are_asked_for_where_they_are_read() {
 }
 
 /// Size-dependent charges on values of dynamic type: native code charges a scalar's (or a
-/// failed argument's) size of 1 inline and measures anything else, so every kind of value,
-/// strings on either side of the 0.1 factor's steps, and missing fields, meet in `==`, `<`,
-/// `+` and `matches`, with the interpreter's values, errors and costs.
+/// failed argument's) size of 1 inline, and a string's or bytes' that is short enough (in
+/// bytes) for the cost not to depend on it, and measures anything else, so every kind of
+/// value, strings and bytes on either side of the 0.1 factor's steps (in bytes and in code
+/// points), and missing fields, meet in `==`, `<`, `+` and `matches`, with the interpreter's
+/// values, errors and costs.
 #[test]
 fn size_dependent_charges_on_dynamic_values_are_the_interpreters() {
     let env = env();
     let fields = serde_json::json!({
         "empty": "", "one": "a", "nine": "abcdefghi", "ten": "abcdefghij",
         "eleven": "abcdefghijk", "wide": "ééééééééééé", "long": "x".repeat(95),
+        "four": "abcd", "five": "abcde", "two_wide": "éé", "five_wide": "ééééé",
         "int": 7, "double": 2.5, "flag": true, "nothing": null,
         "nolist": [], "list": [1, 2, 3], "map": {"k": "v"},
     });
@@ -359,6 +362,8 @@ fn size_dependent_charges_on_dynamic_values_are_the_interpreters() {
             format!("self.{a} == ''"),
             format!("self.{a}.matches('^a')"),
             format!("'abcdef' + self.{a}"),
+            format!("b'abcdef' + bytes(self.{a})"),
+            format!("bytes(self.{a}) + b'abcdefgh'"),
         ];
         for b in &names {
             exprs.push(format!("self.{a} == self.{b}"));
