@@ -46,8 +46,11 @@ pub fn parse_round_trip(data: &[u8]) {
 pub fn kube_env(backend: Backend) -> Env {
     let kube = KubernetesEnv::newest();
     let options = kube.options().backend(backend);
+    // No cache of native programs: every input is compiled (the `resources` target times
+    // each compile against a reference compile, which a cache hit would make meaningless).
     kube.builder()
         .options(options)
+        .native_cache(0)
         .variable("self", Type::map(Type::String, Type::Dyn))
         .variable("i", Type::Int)
         .variable("s", Type::String)
