@@ -234,6 +234,12 @@ impl Arena {
         if self.mark() == mark {
             return;
         }
+        if keep.is_empty() {
+            // Most loops keep nothing of the arena's between iterations (their accumulator
+            // is a scalar, or lives elsewhere).
+            self.truncate(mark);
+            return;
+        }
         let addr = |w: u64| w as usize as *const Value;
         // Clones of the survivors: the originals are dropped below, so each survivor's
         // storage is again owned once (updates in place stay possible).
