@@ -90,7 +90,7 @@ pub fn env(case: &BenchCase) -> Env {
     builder(case).build()
 }
 
-/// The builder of [`env`], for variations (no cache of native programs, to time compiles).
+/// The builder of [`env()`], for variations (no cache of native programs, to time compiles).
 pub fn builder(case: &BenchCase) -> EnvBuilder {
     let mut b = KubernetesEnv::newest().builder();
     for (name, v) in &case.vars {
