@@ -210,6 +210,9 @@ pub(crate) struct State<'a> {
     /// The variable each `load.var` expression names (for "no such attribute" errors raised
     /// by generated code).
     pub names: &'a std::collections::HashMap<i64, std::sync::Arc<str>>,
+    /// The slots of the present fields of the last few schema-typed objects iterated over
+    /// (see `shims::present_slot`), each held so that its address stays its own.
+    pub present_slots: Vec<(Arc<cel_runtime::object::ObjectValue>, Vec<usize>)>,
 }
 
 impl State<'_> {

@@ -342,6 +342,7 @@ impl JitProgram {
             errors: Vec::new(),
             stop: None,
             names: &self._data.names,
+            present_slots: Vec::new(),
         };
         let mut ctx = Ctx {
             cost: 0,

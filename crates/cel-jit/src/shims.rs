@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use cel_interp::concat::Operand;
 use cel_interp::{CallCost, CallTarget, Plan, ops};
+use cel_runtime::object::ObjectValue;
 use cel_runtime::{Error, Result, Value, compare};
 use cranelift_codegen::ir::types;
 
@@ -752,8 +753,11 @@ shims! {
                 Some((k, _)) => state(ctx).arena.alloc(k.to_value()),
                 None => &NULL_VALUE,
             },
-            Value::Object(o) => match o.present().nth(idx) {
-                Some((f, _)) => state(ctx).arena.alloc(Value::String(f.name.clone())),
+            Value::Object(o) => match present_slot(state(ctx), o, idx) {
+                Some(slot) => {
+                    let name = o.layout().fields()[slot].name.clone();
+                    state(ctx).arena.alloc(Value::String(name))
+                }
                 None => &NULL_VALUE,
             },
             _ => &NULL_VALUE,
@@ -762,12 +766,11 @@ shims! {
 
     /// The second iteration variable for iteration `i`: a list's element, a map's value.
     fn cel_rt_iter_value(ctx, range: *const Value, i: i64) -> *const Value {
-        let _ = ctx;
         let idx = usize::try_from(i).unwrap_or(usize::MAX);
         let found = match val(range) {
             Value::List(l) => l.get(idx),
             Value::Map(m) => m.get_index(idx).map(|(_, v)| v),
-            Value::Object(o) => o.present().nth(idx).map(|(_, v)| v),
+            Value::Object(o) => present_slot(state(ctx), o, idx).and_then(|slot| o.slot(slot)),
             _ => None,
         };
         found.map(|x| x as *const Value).unwrap_or(&NULL_VALUE)
@@ -1002,6 +1005,29 @@ shims! {
     }
 }
 
+/// The slot of the `idx`th present field of `o` (in slot order, as `ObjectValue::present`
+/// yields them). The present slots are listed once per object and evaluation, for the last
+/// few objects iterated over (loops nested over different objects included), so that a loop
+/// over an object's fields takes time linear in them, as the interpreter's does.
+fn present_slot(st: &mut State<'_>, o: &Arc<ObjectValue>, idx: usize) -> Option<usize> {
+    /// Objects remembered: more than loops are usually nested deep.
+    const REMEMBERED: usize = 4;
+    let at = match st.present_slots.iter().position(|(p, _)| Arc::ptr_eq(p, o)) {
+        Some(at) => at,
+        None => {
+            let slots = (0..o.layout().fields().len())
+                .filter(|&i| o.slot(i).is_some())
+                .collect();
+            if st.present_slots.len() == REMEMBERED {
+                st.present_slots.remove(0);
+            }
+            st.present_slots.push((o.clone(), slots));
+            st.present_slots.len() - 1
+        }
+    };
+    st.present_slots[at].1.get(idx).copied()
+}
+
 /// The body of `cel_rt_iteration_release`.
 ///
 /// # Safety
@@ -1108,6 +1134,7 @@ mod tests {
             errors: Vec::new(),
             stop: None,
             names: &names,
+            present_slots: Vec::new(),
         };
         let mut ctx = Ctx {
             cost: 0,

@@ -1,5 +1,5 @@
 //! Fields of schema-typed objects read by native code in place (`select.object`,
-//! `has.object`): the same
+//! `has.object`), and iterated over: the same
 //! values, errors and costs as the interpreter for present, absent, `null` and invalid
 //! fields, for objects of the layout a read site learned and of others, on every evaluation
 //! (the first teaches the site, later ones read the slot), and from several threads at once.
@@ -59,6 +59,11 @@ const EXPRESSIONS: &[&str] = &[
     "!has(self.name) || self.name != ''",
     "self.items.all(i, has(i.n))",
     "has(self.ratio) ? self.ratio : 1.0",
+    // Iteration over an object's present fields (through `dyn`), nested over two objects.
+    "dyn(self).map(k, k)",
+    "dyn(self).filter(k, k != 'ratio').size()",
+    "dyn(self.spec).all(k, dyn(self).exists(j, j != k))",
+    "dyn(self).map(k, dyn(self.spec).map(j, k + j))",
 ];
 
 /// Data for the schema: complete, then with fields absent, `null` or of the wrong type
