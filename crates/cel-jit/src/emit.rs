@@ -1368,21 +1368,38 @@ impl Emitter<'_, '_> {
         let missing = self.slot_absent(field_tag)?;
         let opaque = self.icmp_c(IntCC::Equal, field_tag, i64::from(Value::TAG_OPAQUE));
         let to_shim = self.b.ins().bor(missing, opaque);
+        let shim = (Shim::cel_rt_select, [operand, s]);
+        self.fast_or_shim(to_shim, field, (slow, join), shim, |_, v| v)?;
+        Ok((jv, je))
+    }
+
+    /// Ends an in-place read: when `to_shim` holds, `shim` is called in `blocks.0` and its
+    /// result (mapped by `adapt`) and error go to `blocks.1`; otherwise `fast`, without error.
+    /// Continues in `blocks.1`.
+    fn fast_or_shim(
+        &mut self,
+        to_shim: cl::Value,
+        fast: cl::Value,
+        (slow, join): (cl::Block, cl::Block),
+        (shim, args): (Shim, [cl::Value; 2]),
+        adapt: impl FnOnce(&mut Self, cl::Value) -> cl::Value,
+    ) -> Result<(), JitError> {
         let no_err = self.iconst(types::I32, 0);
         self.b.ins().brif(
             to_shim,
             slow,
             &[],
             join,
-            &[BlockArg::Value(field), BlockArg::Value(no_err)],
+            &[BlockArg::Value(fast), BlockArg::Value(no_err)],
         );
         self.b.switch_to_block(slow);
-        let (v, e) = self.call2(Shim::cel_rt_select, &[operand, s])?;
+        let (v, e) = self.call2(shim, &args)?;
+        let v = adapt(self, v);
         self.b
             .ins()
             .jump(join, &[BlockArg::Value(v), BlockArg::Value(e)]);
         self.b.switch_to_block(join);
-        Ok((jv, je))
+        Ok(())
     }
 
     /// `has(operand.field)` on a value the checker typed as an object: for an object of the
@@ -1401,21 +1418,10 @@ impl Emitter<'_, '_> {
         let missing = self.slot_absent(field_tag)?;
         let present = self.bxor_c(missing, 1);
         let opaque = self.icmp_c(IntCC::Equal, field_tag, i64::from(Value::TAG_OPAQUE));
-        let no_err = self.iconst(types::I32, 0);
-        self.b.ins().brif(
-            opaque,
-            slow,
-            &[],
-            join,
-            &[BlockArg::Value(present), BlockArg::Value(no_err)],
-        );
-        self.b.switch_to_block(slow);
-        let (v, e) = self.call2(Shim::cel_rt_has, &[operand, s])?;
-        let v = self.is_nonzero(v);
-        self.b
-            .ins()
-            .jump(join, &[BlockArg::Value(v), BlockArg::Value(e)]);
-        self.b.switch_to_block(join);
+        let shim = (Shim::cel_rt_has, [operand, s]);
+        self.fast_or_shim(opaque, present, (slow, join), shim, |em, v| {
+            em.is_nonzero(v)
+        })?;
         Ok((jv, je))
     }
 
