@@ -1315,23 +1315,8 @@ impl Emitter<'_, '_> {
         for (i, pair) in inst.args.chunks(2).enumerate() {
             let p = self.v(pair[0])?;
             let e = self.v(pair[1])?;
-            // A constant's size, plus one (0: measure the value).
-            let known = self
-                .const_sizes
-                .get(&pair[0])
-                .and_then(|k| u32::try_from(k.saturating_add(1)).ok())
-                .unwrap_or(0);
-            let known = self.iconst(types::I32, i64::from(known));
-            let base = (i * 16) as i32;
-            self.b
-                .ins()
-                .stack_store(types::I64, p, slot, base + VALERR_VALUE);
-            self.b
-                .ins()
-                .stack_store(types::I32, e, slot, base + VALERR_ERR);
-            self.b
-                .ins()
-                .stack_store(types::I32, known, slot, base + VALERR_KNOWN_SIZE);
+            let known = self.const_sizes.get(&pair[0]).copied();
+            self.store_valerr(slot, i, (p, e), known);
         }
         let pairs = self.b.ins().stack_addr(types::I64, slot, 0);
         let n = self.iconst(types::I64, (inst.args.len() / 2) as i64);
@@ -2118,20 +2103,7 @@ impl Emitter<'_, '_> {
                     self.boxed(pair[0])?
                 };
                 let e = self.v(pair[1])?;
-                let known = known
-                    .and_then(|k| u32::try_from(k.saturating_add(1)).ok())
-                    .unwrap_or(0);
-                let k = self.iconst(types::I32, i64::from(known));
-                let base = (i * 16) as i32;
-                self.b
-                    .ins()
-                    .stack_store(types::I64, p, slot, base + VALERR_VALUE);
-                self.b
-                    .ins()
-                    .stack_store(types::I64, e, slot, base + VALERR_ERR);
-                self.b
-                    .ins()
-                    .stack_store(types::I64, k, slot, base + VALERR_KNOWN_SIZE);
+                self.store_valerr(slot, i, (p, e), known);
             }
             let site = self.data.keep(CostSite { cost: rule });
             let s = self.ptr_const(site);
@@ -2142,6 +2114,31 @@ impl Emitter<'_, '_> {
             self.check_limit();
         }
         Ok(())
+    }
+
+    /// Writes entry `i` of an array of `ValErr`s in `slot`: a value's address, its error
+    /// handle, and its size when known (a constant's, a scalar's), which the shim then does
+    /// not measure.
+    fn store_valerr(
+        &mut self,
+        slot: StackSlot,
+        i: usize,
+        (value, err): (cl::Value, cl::Value),
+        known: Option<u64>,
+    ) {
+        // The size plus one; 0 says "measure the value".
+        let known = known
+            .and_then(|k| u32::try_from(k.saturating_add(1)).ok())
+            .unwrap_or(0);
+        let known = self.iconst(types::I32, i64::from(known));
+        let base = (i * 16) as i32;
+        // The first argument of `stack_store` is the type of the slot's address.
+        let ins = |b: &mut FunctionBuilder<'_>, x, at| {
+            b.ins().stack_store(types::I64, x, slot, base + at);
+        };
+        ins(&mut self.b, value, VALERR_VALUE);
+        ins(&mut self.b, err, VALERR_ERR);
+        ins(&mut self.b, known, VALERR_KNOWN_SIZE);
     }
 
     /// Charges a call of one or two arguments whose cost is a built-in formula of their
