@@ -13,6 +13,11 @@ impl fmt::Display for Function {
     }
 }
 
+/// The suffix of a `select` or `has` on a value the checker typed as an object.
+fn object_suffix(object: bool) -> &'static str {
+    if object { ".object" } else { "" }
+}
+
 fn op_text(op: &Op) -> String {
     match op {
         Op::IntConst(i) => format!("const.int {i}"),
@@ -24,23 +29,9 @@ fn op_text(op: &Op) -> String {
         Op::LoadVar(n) => format!("load.var {n:?}"),
         Op::Box => "box".into(),
         Op::Unbox(t) => format!("unbox.{t}"),
-        Op::Select {
-            field,
-            object: false,
-        } => format!("select {field:?}"),
-        Op::Select {
-            field,
-            object: true,
-        } => format!("select.object {field:?}"),
+        Op::Select { field, object } => format!("select{} {field:?}", object_suffix(*object)),
         Op::OptSelect { field } => format!("select.opt {field:?}"),
-        Op::Has {
-            field,
-            object: false,
-        } => format!("has {field:?}"),
-        Op::Has {
-            field,
-            object: true,
-        } => format!("has.object {field:?}"),
+        Op::Has { field, object } => format!("has{} {field:?}", object_suffix(*object)),
         Op::Index => "index".into(),
         Op::OptIndex => "index.opt".into(),
         Op::Call {

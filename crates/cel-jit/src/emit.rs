@@ -1343,32 +1343,46 @@ impl Emitter<'_, '_> {
         operand: cl::Value,
         s: cl::Value,
     ) -> Result<(cl::Value, cl::Value), JitError> {
-        let slow = self.b.create_block();
-        let join = self.b.create_block();
-        let jv = self.b.append_block_param(join, types::I64);
-        let je = self.b.append_block_param(join, types::I32);
-        let (field, field_tag) = self.object_slot(operand, s, slow)?;
+        let shim = (Shim::cel_rt_select, [operand, s]);
         // Absent, `null` (which reads as absent) and invalid-data markers (opaque values) are
         // the shim's: it raises their errors.
-        let missing = self.slot_absent(field_tag)?;
-        let opaque = self.icmp_c(IntCC::Equal, field_tag, i64::from(Value::TAG_OPAQUE));
-        let to_shim = self.b.ins().bor(missing, opaque);
-        let shim = (Shim::cel_rt_select, [operand, s]);
-        self.fast_or_shim(to_shim, field, (slow, join), shim, |_, v| v)?;
-        Ok((jv, je))
+        let read = |em: &mut Self, field, absent, opaque| (field, em.b.ins().bor(absent, opaque));
+        self.object_field_or_shim(types::I64, shim, read, |_, v| v)
     }
 
-    /// Ends an in-place read: when `to_shim` holds, `shim` is called in `blocks.0` and its
-    /// result (mapped by `adapt`) and error go to `blocks.1`; otherwise `fast`, without error.
-    /// Continues in `blocks.1`.
-    fn fast_or_shim(
+    /// `has(operand.field)` on a value the checker typed as an object: for an object of the
+    /// layout the site learned, whether its slot holds a value other than `null`; invalid-data
+    /// markers (whose test is an error) and anything else go through `cel_rt_has`.
+    fn has_object_field(
         &mut self,
-        to_shim: cl::Value,
-        fast: cl::Value,
-        (slow, join): (cl::Block, cl::Block),
+        operand: cl::Value,
+        s: cl::Value,
+    ) -> Result<(cl::Value, cl::Value), JitError> {
+        let shim = (Shim::cel_rt_has, [operand, s]);
+        let read = |em: &mut Self, _, absent, opaque| (em.bxor_c(absent, 1), opaque);
+        self.object_field_or_shim(types::I8, shim, read, |em, v| em.is_nonzero(v))
+    }
+
+    /// A read of the site's field of `operand` (the shim's arguments): for an object of the
+    /// layout the site learned, `read` gives the result of type `ty` from the slot's address,
+    /// whether it is absent (or `null`) and whether it holds an invalid-data marker, and
+    /// whether the shim must answer instead; anything else, and those, call the shim, whose
+    /// result `adapt` maps. Returns the result and its error handle.
+    fn object_field_or_shim(
+        &mut self,
+        ty: types::Type,
         (shim, args): (Shim, [cl::Value; 2]),
+        read: impl FnOnce(&mut Self, cl::Value, cl::Value, cl::Value) -> (cl::Value, cl::Value),
         adapt: impl FnOnce(&mut Self, cl::Value) -> cl::Value,
-    ) -> Result<(), JitError> {
+    ) -> Result<(cl::Value, cl::Value), JitError> {
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        let jv = self.b.append_block_param(join, ty);
+        let je = self.b.append_block_param(join, types::I32);
+        let (field, field_tag) = self.object_slot(args[0], args[1], slow)?;
+        let absent = self.slot_absent(field_tag)?;
+        let opaque = self.icmp_c(IntCC::Equal, field_tag, i64::from(Value::TAG_OPAQUE));
+        let (fast, to_shim) = read(self, field, absent, opaque);
         let no_err = self.iconst(types::I32, 0);
         self.b.ins().brif(
             to_shim,
@@ -1384,29 +1398,6 @@ impl Emitter<'_, '_> {
             .ins()
             .jump(join, &[BlockArg::Value(v), BlockArg::Value(e)]);
         self.b.switch_to_block(join);
-        Ok(())
-    }
-
-    /// `has(operand.field)` on a value the checker typed as an object: for an object of the
-    /// layout the site learned, whether its slot holds a value other than `null`; invalid-data
-    /// markers (whose test is an error) and anything else go through `cel_rt_has`.
-    fn has_object_field(
-        &mut self,
-        operand: cl::Value,
-        s: cl::Value,
-    ) -> Result<(cl::Value, cl::Value), JitError> {
-        let slow = self.b.create_block();
-        let join = self.b.create_block();
-        let jv = self.b.append_block_param(join, types::I8);
-        let je = self.b.append_block_param(join, types::I32);
-        let (_, field_tag) = self.object_slot(operand, s, slow)?;
-        let missing = self.slot_absent(field_tag)?;
-        let present = self.bxor_c(missing, 1);
-        let opaque = self.icmp_c(IntCC::Equal, field_tag, i64::from(Value::TAG_OPAQUE));
-        let shim = (Shim::cel_rt_has, [operand, s]);
-        self.fast_or_shim(opaque, present, (slow, join), shim, |em, v| {
-            em.is_nonzero(v)
-        })?;
         Ok((jv, je))
     }
 
@@ -2184,7 +2175,7 @@ impl Emitter<'_, '_> {
                 self.add_cost_imm(1);
             } else if *k > 0 {
                 // Size 1 is not empty; anything else is asked.
-                let (p, size_one) = self.size_is_one(&args[other..other + 2])?;
+                let (p, _, size_one) = self.size_is_one(&args[other..other + 2])?;
                 let c =
                     self.unless_size_one(size_one, 1, |em| em.call(Shim::cel_rt_nonempty, &[p]))?;
                 self.add_cost(c);
@@ -2205,9 +2196,9 @@ impl Emitter<'_, '_> {
         let mut all_one: Option<cl::Value> = None;
         for i in unknown {
             let pair = &args[2 * i..2 * i + 2];
-            let (p, mut one) = self.size_is_one(pair)?;
+            let (p, tag, mut one) = self.size_is_one(pair)?;
             if let Some((bound, len_at)) = short_text {
-                let short = self.text_no_longer_than(p, bound, len_at);
+                let short = self.text_no_longer_than(p, tag, bound, len_at);
                 one = self.b.ins().bor(one, short);
             }
             all_one = Some(match all_one {
@@ -2224,10 +2215,15 @@ impl Emitter<'_, '_> {
         Ok(())
     }
 
-    /// Whether `p` is a string or bytes of at most `bound` bytes (the length read at
-    /// `len_at`, as `abi::text_len_offset` measured).
-    fn text_no_longer_than(&mut self, p: cl::Value, bound: u64, len_at: i32) -> cl::Value {
-        let tag = self.b.ins().load(types::I8, flags(), p, VALUE_TAG);
+    /// Whether `p`, whose tag is `tag`, is a string or bytes of at most `bound` bytes (the
+    /// length read at `len_at`, as `abi::text_len_offset` measured).
+    fn text_no_longer_than(
+        &mut self,
+        p: cl::Value,
+        tag: cl::Value,
+        bound: u64,
+        len_at: i32,
+    ) -> cl::Value {
         let string = self
             .b
             .ins()
@@ -2246,9 +2242,13 @@ impl Emitter<'_, '_> {
         self.b.ins().band(text, short)
     }
 
-    /// A `(value, err)` pair's value, and whether its cost-model size is 1 for certain: it
-    /// failed (and counts as null) or its tag is a scalar's (null, bool, int, uint, double).
-    fn size_is_one(&mut self, pair: &[cel_ir::Value]) -> Result<(cl::Value, cl::Value), JitError> {
+    /// A `(value, err)` pair's value, its tag, and whether its cost-model size is 1 for
+    /// certain: it failed (and counts as null) or its tag is a scalar's (null, bool, int,
+    /// uint, double).
+    fn size_is_one(
+        &mut self,
+        pair: &[cel_ir::Value],
+    ) -> Result<(cl::Value, cl::Value, cl::Value), JitError> {
         let p = self.v(pair[0])?;
         let e = self.v(pair[1])?;
         let tag = self.b.ins().load(types::I8, flags(), p, VALUE_TAG);
@@ -2258,7 +2258,7 @@ impl Emitter<'_, '_> {
             i64::from(Value::TAG_DOUBLE),
         );
         let failed = self.icmp_c(IntCC::NotEqual, e, 0);
-        Ok((p, self.b.ins().bor(scalar, failed)))
+        Ok((p, tag, self.b.ins().bor(scalar, failed)))
     }
 
     /// `constant` when `size_one` holds, else what `measure` computes (an `i64`).
