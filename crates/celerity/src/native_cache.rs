@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use cel_jit::{JitOptions, JitProgram};
-use indexmap::IndexMap;
+use indexmap::{Equivalent, IndexMap};
 
 /// The longest expression text the cache keeps (keys are held in full, so that a hit is
 /// exact); rules are usually a few hundred bytes.
@@ -44,21 +44,41 @@ pub(crate) enum Cached {
     },
 }
 
-/// An expression's text and compile options.
+/// An expression's text and compile options, as the cache keeps them.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct CacheKey {
     source: Box<str>,
     options: JitOptions,
 }
 
-impl CacheKey {
+/// The same key borrowing the text, for lookups: a hit copies nothing. Its derived `Hash`
+/// hashes the same fields in the same order as [`CacheKey`]'s (a `&str` hashes as the
+/// `str`), which [`Equivalent`] requires.
+#[derive(Clone, Copy, Debug, Hash)]
+pub(crate) struct KeyRef<'a> {
+    source: &'a str,
+    options: JitOptions,
+}
+
+impl<'a> KeyRef<'a> {
     /// The key of an expression this environment parsed and checked, or `None` when its text
     /// is too long to keep.
-    pub(crate) fn new(source: &str, options: JitOptions) -> Option<CacheKey> {
-        (source.len() <= MAX_KEY_BYTES).then(|| CacheKey {
-            source: source.into(),
-            options,
-        })
+    pub(crate) fn new(source: &'a str, options: JitOptions) -> Option<KeyRef<'a>> {
+        (source.len() <= MAX_KEY_BYTES).then_some(KeyRef { source, options })
+    }
+
+    /// The key to keep (made on a miss, when the compile's outcome is inserted).
+    pub(crate) fn owned(self) -> CacheKey {
+        CacheKey {
+            source: self.source.into(),
+            options: self.options,
+        }
+    }
+}
+
+impl Equivalent<CacheKey> for KeyRef<'_> {
+    fn equivalent(&self, key: &CacheKey) -> bool {
+        *self.source == *key.source && self.options == key.options
     }
 }
 
@@ -85,12 +105,12 @@ impl NativeCache {
     }
 
     /// What an earlier compile of `key` gave, marked as just used.
-    pub(crate) fn get(&self, key: &CacheKey) -> Option<Cached> {
+    pub(crate) fn get(&self, key: KeyRef<'_>) -> Option<Cached> {
         if self.capacity == 0 {
             return None;
         }
         let mut entries = self.entries();
-        let index = entries.get_index_of(key)?;
+        let index = entries.get_index_of(&key)?;
         let last = entries.len() - 1;
         entries.move_index(index, last);
         entries.get_index(last).map(|(_, cached)| cached.clone())
@@ -120,8 +140,8 @@ impl NativeCache {
 mod tests {
     use super::*;
 
-    fn key(text: &str) -> CacheKey {
-        CacheKey::new(text, JitOptions::default()).unwrap()
+    fn key(text: &str) -> KeyRef<'_> {
+        KeyRef::new(text, JitOptions::default()).unwrap()
     }
 
     fn too_large(budget: usize) -> Cached {
@@ -138,36 +158,36 @@ mod tests {
     #[test]
     fn evicts_the_least_recently_used() {
         let cache = NativeCache::new(2);
-        cache.insert(key("a"), too_large(1));
-        cache.insert(key("b"), too_large(2));
-        assert_eq!(budget_of(cache.get(&key("a"))), Some(1)); // `b` is now the oldest
-        cache.insert(key("c"), too_large(3));
+        cache.insert(key("a").owned(), too_large(1));
+        cache.insert(key("b").owned(), too_large(2));
+        assert_eq!(budget_of(cache.get(key("a"))), Some(1)); // `b` is now the oldest
+        cache.insert(key("c").owned(), too_large(3));
         assert_eq!(cache.len(), 2);
-        assert_eq!(budget_of(cache.get(&key("b"))), None);
-        assert_eq!(budget_of(cache.get(&key("a"))), Some(1));
-        assert_eq!(budget_of(cache.get(&key("c"))), Some(3));
+        assert_eq!(budget_of(cache.get(key("b"))), None);
+        assert_eq!(budget_of(cache.get(key("a"))), Some(1));
+        assert_eq!(budget_of(cache.get(key("c"))), Some(3));
     }
 
     #[test]
     fn options_are_part_of_the_key() {
         let cache = NativeCache::new(4);
-        cache.insert(key("a"), too_large(1));
+        cache.insert(key("a").owned(), too_large(1));
         let untracked = JitOptions {
             track_cost: false,
             ..JitOptions::default()
         };
-        assert!(cache.get(&CacheKey::new("a", untracked).unwrap()).is_none());
-        assert!(cache.get(&key("a")).is_some());
+        assert!(cache.get(KeyRef::new("a", untracked).unwrap()).is_none());
+        assert!(cache.get(key("a")).is_some());
     }
 
     #[test]
     fn capacity_zero_keeps_nothing_and_long_texts_have_no_key() {
         let cache = NativeCache::new(0);
-        cache.insert(key("a"), too_large(1));
-        assert!(cache.get(&key("a")).is_none());
+        cache.insert(key("a").owned(), too_large(1));
+        assert!(cache.get(key("a")).is_none());
         assert_eq!(cache.len(), 0);
         let long = "1".repeat(MAX_KEY_BYTES + 1);
-        assert!(CacheKey::new(&long, JitOptions::default()).is_none());
-        assert!(CacheKey::new(&long[1..], JitOptions::default()).is_some());
+        assert!(KeyRef::new(&long, JitOptions::default()).is_none());
+        assert!(KeyRef::new(&long[1..], JitOptions::default()).is_some());
     }
 }

@@ -10,7 +10,7 @@ use cel_jit::{JitError, JitOptions, JitProgram};
 use cel_runtime::{Activation, Error, Value};
 use cel_syntax::Diagnostic;
 
-use crate::native_cache::{CacheKey, Cached, NativeCache};
+use crate::native_cache::{CacheKey, Cached, KeyRef, NativeCache};
 use crate::tiering::{AutoJit, CompileSettings, DeclineReason, NativeStatus};
 use crate::{Ast, Issues};
 
@@ -247,11 +247,10 @@ impl Program {
             ..JitOptions::default()
         };
         let native_wanted = ast.checked.is_some() && options.backend != Backend::Interpreter;
-        let cache = cache.filter(|_| native_wanted).and_then(|cache| {
-            let key = CacheKey::new(ast.source.text(), jit_options)?;
-            Some((cache.clone(), key))
-        });
-        let declined_before = match cache.as_ref().and_then(|(cache, key)| cache.get(key)) {
+        let cache = cache
+            .filter(|_| native_wanted)
+            .and_then(|cache| Some((cache, KeyRef::new(ast.source.text(), jit_options)?)));
+        let declined_before = match cache.and_then(|(cache, key)| cache.get(key)) {
             Some(Cached::Compiled(jit)) => {
                 // Planning is deterministic too: the native program's plan is this one's.
                 return Ok(Program {
@@ -269,14 +268,22 @@ impl Program {
             None => Plan::unchecked(&ast.parsed, env),
         };
         let plan = Arc::new(plan.map_err(|e| issues_of(ast, e))?);
+        // A miss: a compile's outcome is kept under its own copy of the key.
+        let slot = || -> CacheSlot { cache.map(|(cache, key)| (cache.clone(), key.owned())) };
         let engine = match (&ast.checked, options.backend, declined_before) {
             (None, _, _) | (_, Backend::Interpreter, _) => Engine::Interpreter { declined: None },
             (Some(_), _, Some(reason)) => Engine::Interpreter {
                 declined: Some(reason),
             },
-            (Some(checked), Backend::Jit, None) => {
-                compile_now(ast, checked, env, plan.clone(), jit_options, tiering, cache)?
-            }
+            (Some(checked), Backend::Jit, None) => compile_now(
+                ast,
+                checked,
+                env,
+                plan.clone(),
+                jit_options,
+                tiering,
+                slot(),
+            )?,
             (Some(checked), Backend::Auto, None) => {
                 let mut nodes = 0usize;
                 checked.ast.expr.walk(&mut |_| nodes += 1);
@@ -292,7 +299,7 @@ impl Program {
                         plan.clone(),
                         jit_options,
                         tiering,
-                        cache,
+                        slot(),
                     )))
                 }
             }
