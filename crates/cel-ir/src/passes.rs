@@ -1,7 +1,13 @@
-//! Passes over the IR: constant folding of scalar operations, and aggregation of constant
-//! costs so that generated code adds each block's constant cost once.
+//! Passes over the IR: constant folding of scalar operations, simplification of the
+//! control flow the lowering's error checks leave ([`simplify_control_flow`]), and
+//! aggregation of constant costs so that generated code adds each block's constant cost
+//! once.
 
 use crate::ir::{ArithOp, CmpOp, Function, Op, Ty, Value};
+
+mod simplify;
+
+pub use simplify::simplify_control_flow;
 
 /// Folds operations on constant scalars into constants (`1 + 2` → `3`), leaving alone any
 /// operation that would fail (overflow, division by zero): those keep their run-time error.

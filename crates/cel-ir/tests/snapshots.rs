@@ -97,6 +97,11 @@ fn compile(env: &Env, expr: &str) -> CheckedAst {
 }
 
 fn ir(env: &Env, expr: &str) -> String {
+    ir_with(env, expr, false)
+}
+
+/// The IR `cel_ir::compile_with` gives, for a backend that checks variables on entry or not.
+fn ir_with(env: &Env, expr: &str, variables_checked_on_entry: bool) -> String {
     let checked = &compile(env, expr);
     let costs = CostPlan::analyze(
         &checked.ast.expr,
@@ -118,8 +123,12 @@ fn ir(env: &Env, expr: &str) -> String {
             )
         },
     );
-    let f = cel_ir::compile(checked, &costs, cel_ir::DEFAULT_BUDGET)
-        .unwrap_or_else(|e| panic!("{expr}: {e}"));
+    let options = cel_ir::CompileOptions {
+        budget: cel_ir::DEFAULT_BUDGET,
+        variables_checked_on_entry,
+    };
+    let f =
+        cel_ir::compile_with(checked, &costs, options).unwrap_or_else(|e| panic!("{expr}: {e}"));
     cel_ir::print(&f)
 }
 
@@ -185,6 +194,30 @@ fn ir_of_expressions() {
         out.push_str(e);
         out.push('\n');
         out.push_str(&ir(&env, e));
+        out.push('\n');
+    }
+    insta::assert_snapshot!(out);
+}
+
+/// Expressions whose error paths come from reading variables, which a backend that checks
+/// them on entry (native code, unless variables are read lazily) never takes.
+const CHECKED_ON_ENTRY: &[&str] = &[
+    "x * y - 3",
+    "(x + y) * 3 - x / 2 > 10",
+    "self.replicas <= self.max",
+    "b && x > 0",
+    "l.all(i, i > 0)",
+];
+
+#[test]
+fn ir_with_variables_checked_on_entry() {
+    let env = env();
+    let mut out = String::new();
+    for e in CHECKED_ON_ENTRY {
+        out.push_str("=== ");
+        out.push_str(e);
+        out.push('\n');
+        out.push_str(&ir_with(&env, e, true));
         out.push('\n');
     }
     insta::assert_snapshot!(out);

@@ -91,17 +91,6 @@ fn inline_error(code: i64, expr: ExprId) -> i64 {
     (INLINE_ERROR as i64) | (code << 26) | expr
 }
 
-/// The IR type of a variable declared with a scalar type, if it is one.
-fn scalar_declaration(declared: &cel_types::Type) -> Option<Ty> {
-    match declared {
-        cel_types::Type::Int => Some(Ty::Int),
-        cel_types::Type::Uint => Some(Ty::Uint),
-        cel_types::Type::Double => Some(Ty::Double),
-        cel_types::Type::Bool => Some(Ty::Bool),
-        _ => None,
-    }
-}
-
 /// The tag of the `Value`s that hold a scalar IR type.
 fn scalar_tag(ty: Ty) -> Option<u8> {
     match ty {
@@ -961,7 +950,7 @@ impl Emitter<'_, '_> {
                     continue;
                 }
                 let (v, unbound) = self.resolve_var(name)?;
-                let scalar = scalar_declaration(self.checked.type_of(inst.expr));
+                let scalar = cel_ir::declared_scalar(self.checked.type_of(inst.expr));
                 self.vars.insert(name.clone(), (v, scalar));
                 let bad = match scalar.and_then(scalar_tag) {
                     // An unbound variable reads as the null value: its tag differs too.

@@ -153,7 +153,12 @@ impl JitProgram {
         options: JitOptions,
     ) -> Result<JitProgram, JitError> {
         let costs = cel_interp::cost_plan(checked, env);
-        let func = cel_ir::compile(checked, &costs, options.budget).map_err(|e| match e {
+        let ir_options = cel_ir::CompileOptions {
+            budget: options.budget,
+            // `Emitter::enter_with_variables` checks them, unless they are read lazily.
+            variables_checked_on_entry: !options.lazy_variables,
+        };
+        let func = cel_ir::compile_with(checked, &costs, ir_options).map_err(|e| match e {
             cel_ir::CompileError::Lower(cel_ir::LowerError::TooLarge { budget }) => {
                 JitError::TooLarge { budget }
             }
