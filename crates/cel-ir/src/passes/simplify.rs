@@ -14,17 +14,20 @@
 //!   neither is either operand of the `err.or` that made it; on the edge taken when it is
 //!   true, `x` is an error. In the blocks entered by that edge alone (and those entered by
 //!   them alone), `is.err x` is a constant, an `err.or` of a known handle is one of its
-//!   operands (and one of two handles already combined on the path is that combination), `not` and `bool.and` of known conditions are constants or one operand,
-//!   `charge.if.ok` and `charge.unless` of a known operand are a plain charge or nothing,
-//!   and a branch on a condition already decided is a jump.
+//!   operands (and one of two handles already combined on the path is that combination),
+//!   `not` and `bool.and` of known conditions are constants or one operand, `charge.if.ok`
+//!   and `charge.unless` of a known operand are a plain charge or nothing, and a branch on
+//!   a condition already decided is a jump.
 //! - **Forwarding blocks.** A block without instructions that jumps on with its own
 //!   parameters is skipped by the jumps into it.
 //! - **Straight lines.** A block entered by a single jump is appended to the block that
 //!   jumps, its parameters replaced by the jump's arguments.
 //!
 //! Blocks no longer reachable are dropped and the rest renumbered in their order, the entry
-//! first; constants and tests whose results are no longer used are dropped too. Every step is linear in the function's size (a chain of forwarding blocks is
-//! followed a bounded number of steps), so the pass keeps compile time linear.
+//! first; constants and tests whose results are no longer used are dropped too. Every step
+//! is linear in the function's size (a chain of forwarding blocks is followed a bounded
+//! number of steps, and so is a chain of `err.or`s for what an edge teaches), so the pass
+//! keeps compile time linear.
 
 use std::collections::HashMap;
 
