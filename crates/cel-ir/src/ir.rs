@@ -345,6 +345,20 @@ pub enum Term {
     Return { value: Value, err: Value },
 }
 
+impl Term {
+    /// The blocks control may go to next (a branch's two, even when they are one block).
+    pub fn successors(&self) -> impl Iterator<Item = Block> {
+        let (a, b) = match self {
+            Term::Jump(t, _) => (Some(*t), None),
+            Term::Branch {
+                then, otherwise, ..
+            } => (Some(then.0), Some(otherwise.0)),
+            Term::Return { .. } => (None, None),
+        };
+        a.into_iter().chain(b)
+    }
+}
+
 /// A basic block.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BlockData {
@@ -383,6 +397,43 @@ impl Function {
     /// A block's data.
     pub fn block(&self, b: Block) -> &BlockData {
         &self.blocks[b.0 as usize]
+    }
+
+    /// The indexes of the blocks the entry reaches, in reverse post-order. Jumps to blocks
+    /// outside the function are ignored (the verifier asks this of broken functions too).
+    pub fn reverse_post_order(&self) -> Vec<usize> {
+        let n = self.blocks.len();
+        let successors = |b: usize| -> Vec<Block> {
+            self.blocks[b]
+                .term
+                .as_ref()
+                .map(|t| t.successors().collect())
+                .unwrap_or_default()
+        };
+        let mut seen = vec![false; n];
+        let mut order = Vec::with_capacity(n);
+        let mut stack: Vec<(usize, Vec<Block>)> = Vec::new();
+        if n > 0 {
+            seen[0] = true;
+            stack.push((0, successors(0)));
+        }
+        while let Some((b, rest)) = stack.last_mut() {
+            let b = *b;
+            match rest.pop() {
+                Some(s) if (s.0 as usize) < n && !seen[s.0 as usize] => {
+                    let s = s.0 as usize;
+                    seen[s] = true;
+                    stack.push((s, successors(s)));
+                }
+                Some(_) => {}
+                None => {
+                    order.push(b);
+                    stack.pop();
+                }
+            }
+        }
+        order.reverse();
+        order
     }
 
     /// The number of instructions.

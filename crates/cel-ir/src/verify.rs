@@ -22,42 +22,10 @@ impl std::fmt::Display for VerifyError {
 
 impl std::error::Error for VerifyError {}
 
-fn successors(t: &Term) -> Vec<Block> {
-    match t {
-        Term::Jump(b, _) => vec![*b],
-        Term::Branch {
-            then, otherwise, ..
-        } => vec![then.0, otherwise.0],
-        Term::Return { .. } => vec![],
-    }
-}
-
 /// Immediate dominators by the iterative algorithm over reverse post-order.
 fn dominators(func: &Function) -> Vec<Option<usize>> {
     let n = func.blocks.len();
-    // Reverse post-order from the entry.
-    let mut order = Vec::with_capacity(n);
-    let mut seen = vec![false; n];
-    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
-    seen[0] = true;
-    while let Some((b, i)) = stack.pop() {
-        let succ = func.blocks[b]
-            .term
-            .as_ref()
-            .map(successors)
-            .unwrap_or_default();
-        if i < succ.len() {
-            stack.push((b, i + 1));
-            let s = succ[i].0 as usize;
-            if s < n && !seen[s] {
-                seen[s] = true;
-                stack.push((s, 0));
-            }
-        } else {
-            order.push(b);
-        }
-    }
-    order.reverse();
+    let order = func.reverse_post_order();
     let mut rpo_index = vec![usize::MAX; n];
     for (i, b) in order.iter().enumerate() {
         rpo_index[*b] = i;
@@ -65,7 +33,7 @@ fn dominators(func: &Function) -> Vec<Option<usize>> {
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (b, data) in func.blocks.iter().enumerate() {
         if let Some(t) = &data.term {
-            for s in successors(t) {
+            for s in t.successors() {
                 if (s.0 as usize) < n {
                     preds[s.0 as usize].push(b);
                 }

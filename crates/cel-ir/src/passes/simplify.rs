@@ -118,56 +118,16 @@ impl Renames {
     }
 }
 
-fn successors(term: Option<&Term>) -> impl Iterator<Item = Block> {
-    let (a, b) = match term {
-        Some(Term::Jump(t, _)) => (Some(*t), None),
-        Some(Term::Branch {
-            then, otherwise, ..
-        }) => (Some(then.0), Some(otherwise.0)),
-        _ => (None, None),
-    };
-    a.into_iter().chain(b)
-}
-
 /// How many edges from the blocks of `order` (the reachable ones) enter each block; a
 /// branch with both arms to one block counts twice.
 fn predecessor_counts(func: &Function, order: &[usize]) -> Vec<u32> {
     let mut counts = vec![0u32; func.blocks.len()];
     for &b in order {
-        for s in successors(func.blocks[b].term.as_ref()) {
+        for s in func.blocks[b].term.iter().flat_map(Term::successors) {
             counts[s.0 as usize] += 1;
         }
     }
     counts
-}
-
-/// The blocks reachable from the entry, in reverse post-order.
-fn reverse_post_order(func: &Function) -> Vec<usize> {
-    let n = func.blocks.len();
-    let mut seen = vec![false; n];
-    let mut order = Vec::with_capacity(n);
-    let mut stack: Vec<(usize, Vec<Block>)> = Vec::new();
-    if n > 0 {
-        seen[0] = true;
-        stack.push((0, successors(func.blocks[0].term.as_ref()).collect()));
-    }
-    while let Some((b, rest)) = stack.last_mut() {
-        let b = *b;
-        match rest.pop() {
-            Some(s) if !seen[s.0 as usize] => {
-                let s = s.0 as usize;
-                seen[s] = true;
-                stack.push((s, successors(func.blocks[s].term.as_ref()).collect()));
-            }
-            Some(_) => {}
-            None => {
-                order.push(b);
-                stack.pop();
-            }
-        }
-    }
-    order.reverse();
-    order
 }
 
 /// What is known of error handles and conditions where a block runs: facts that hold
@@ -292,7 +252,7 @@ enum Step {
 /// the facts of every block that alone leads to it.
 fn fold_known_errors(func: &mut Function, never_errors: &[Value], renames: &mut Renames) {
     let n = func.blocks.len();
-    let order = reverse_post_order(func);
+    let order = func.reverse_post_order();
     let preds = predecessor_counts(func, &order);
     let mut facts = Facts::default();
     for v in never_errors {
@@ -552,7 +512,7 @@ fn skip_forwarding_blocks(func: &mut Function) {
 /// The "straight lines" rewrite: a block entered by a single jump joins the block that
 /// jumps. Visited in reverse post-order, so that each instruction moves once.
 fn merge_straight_lines(func: &mut Function, renames: &mut Renames) {
-    let order = reverse_post_order(func);
+    let order = func.reverse_post_order();
     let mut preds = predecessor_counts(func, &order);
     for b in order {
         if b != 0 && preds[b] == 0 {
@@ -582,7 +542,7 @@ fn merge_straight_lines(func: &mut Function, renames: &mut Renames) {
 fn drop_unreachable(func: &mut Function) {
     let n = func.blocks.len();
     let mut reached = vec![false; n];
-    for b in reverse_post_order(func) {
+    for b in func.reverse_post_order() {
         reached[b] = true;
     }
     if reached.iter().all(|r| *r) {
@@ -665,7 +625,7 @@ fn remove_unused(func: &mut Function) {
             None => {}
         }
     }
-    for b in reverse_post_order(func).into_iter().rev() {
+    for b in func.reverse_post_order().into_iter().rev() {
         let insts = std::mem::take(&mut func.blocks[b].insts);
         let mut kept: Vec<Inst> = Vec::with_capacity(insts.len());
         for inst in insts.into_iter().rev() {
