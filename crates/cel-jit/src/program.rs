@@ -105,11 +105,25 @@ fn isa(fast_compile: bool) -> Result<OwnedTargetIsa, JitError> {
 /// The entry point of generated code.
 type Entry = unsafe extern "C" fn(*mut Ctx<'_>);
 
-/// A CEL expression compiled to native code.
-pub struct JitProgram {
-    /// The module that owns the code; freed when the program drops.
+/// A module of generated code and its entry point; the code is freed when it drops.
+struct NativeCode {
     module: ManuallyDrop<JITModule>,
     entry: Entry,
+}
+
+impl Drop for NativeCode {
+    fn drop(&mut self) {
+        // SAFETY: `drop` has `&mut self`, so no evaluation is running and none can start;
+        // the module is taken once and its code is never called again.
+        unsafe { ManuallyDrop::take(&mut self.module).free_memory() };
+    }
+}
+
+/// A CEL expression compiled to native code.
+pub struct JitProgram {
+    /// The generated code; `None` for a constant program, whose evaluation is made once
+    /// when it is compiled ([`JitProgram::constant`]), so its code would never run.
+    code: Option<NativeCode>,
     /// How the function's result is held.
     result: Ty,
     /// Constants and sites the code points at.
@@ -130,8 +144,8 @@ pub struct JitProgram {
 // SAFETY: `JITModule` is not `Sync` because of an internal symbol cache that is only used
 // while compiling. After `compile` returns, `&self` methods never touch the module: they
 // call `entry` (a plain function pointer into finalised, read-only code) and read `_data`,
-// which is immutable and `Sync`. The module is only used again by `Drop`, which has
-// `&mut self`.
+// which is immutable and `Sync`. The module is only used again by `NativeCode`'s `Drop`,
+// which has `&mut self`.
 unsafe impl Sync for JitProgram {}
 
 impl std::fmt::Debug for JitProgram {
@@ -165,7 +179,26 @@ impl JitProgram {
             other => JitError::Codegen(other.to_string()),
         })?;
         let residuals = func.residuals().len();
-        let result = match &func.blocks.iter().find_map(|b| match &b.term {
+        let mut program = JitProgram {
+            code: None,
+            result: Ty::Bool,
+            _data: ProgramData::default(),
+            interpreter,
+            residuals,
+            track_cost: options.track_cost,
+            constant: None,
+            ir: options.keep_clif.then(|| cel_ir::print(&func)),
+            clif: None,
+        };
+        if is_constant(&func) && !program.interpreter.calls_external() {
+            program.constant = program.evaluate_once();
+            // Its code would never run: every evaluation within the limit hands out the
+            // constant, and one over it is the interpreter's. Kept only to be shown.
+            if program.constant.is_some() && !options.keep_clif {
+                return Ok(program);
+            }
+        }
+        program.result = match &func.blocks.iter().find_map(|b| match &b.term {
             Some(cel_ir::Term::Return { value, .. }) => Some(*value),
             _ => None,
         }) {
@@ -176,15 +209,14 @@ impl JitProgram {
         // Every import is a shim of the table; nothing is looked up in the process.
         builder.symbol_lookup_fn(Box::new(|name| Shim::by_name(name).map(|s| s.address())));
         let mut module = JITModule::new(builder);
-        let mut data = ProgramData::default();
         let emitted = match emit(
             &func,
             checked,
             env,
-            &interpreter,
+            &program.interpreter,
             &costs,
             &mut module,
-            &mut data,
+            &mut program._data,
             options,
         )
         .and_then(|e| {
@@ -204,22 +236,11 @@ impl JitProgram {
         // SAFETY: the function was generated with the signature `fn(ctx: i64)` in the
         // platform's C calling convention and returns nothing.
         let entry = unsafe { std::mem::transmute::<*const u8, Entry>(code) };
-        let constant = is_constant(&func) && !interpreter.calls_external();
-        let mut program = JitProgram {
+        program.code = Some(NativeCode {
             module: ManuallyDrop::new(module),
             entry,
-            result,
-            _data: data,
-            interpreter,
-            residuals,
-            track_cost: options.track_cost,
-            constant: None,
-            ir: options.keep_clif.then(|| cel_ir::print(&func)),
-            clif: emitted.clif,
-        };
-        if constant {
-            program.constant = program.evaluate_once();
-        }
+        });
+        program.clif = emitted.clif;
         Ok(program)
     }
 
@@ -244,6 +265,13 @@ impl JitProgram {
     /// The interpreter's plan of the expression, which runs what native code hands over.
     pub fn plan(&self) -> &Arc<Plan> {
         &self.interpreter
+    }
+
+    /// Whether the program has generated code. A constant program has none unless its code
+    /// was asked for ([`JitOptions::keep_clif`]): its evaluation is made once, when it is
+    /// compiled, and handed out by every evaluation within the cost limit.
+    pub fn has_generated_code(&self) -> bool {
+        self.code.is_some()
     }
 
     /// The number of subtrees left to the interpreter.
@@ -331,6 +359,11 @@ impl JitProgram {
         {
             return finish(Outcome::Settled(constant.clone()));
         }
+        let Some(code) = &self.code else {
+            // A constant program over the limit: the interpreter stops where cel-go does.
+            let e = self.finish_by_interpreter(activation, limit, interrupt, None);
+            return finish(Outcome::Settled(e));
+        };
         let limit_i = limit.map_or(i64::MAX, |l| i64::try_from(l).unwrap_or(i64::MAX));
         // What the runtime's helpers may build (`cel_runtime::limits`); the interpreter,
         // when it takes over, opens its own.
@@ -363,7 +396,7 @@ impl JitProgram {
         // SAFETY: `entry` is this program's finalised function, whose module lives as long as
         // `self`; it only reads and writes `ctx` and calls shims, which reach `st` through
         // it. Both live on this stack frame until the call returns.
-        unsafe { (self.entry)(&mut ctx) };
+        unsafe { (code.entry)(&mut ctx) };
         let cost = if self.track_cost {
             u64::try_from(ctx.cost).unwrap_or(0)
         } else {
@@ -566,13 +599,5 @@ impl State<'_> {
             .get(i)
             .cloned()
             .unwrap_or_else(|| Error::internal(format!("no error with handle {h}")))
-    }
-}
-
-impl Drop for JitProgram {
-    fn drop(&mut self) {
-        // SAFETY: `drop` has `&mut self`, so no evaluation is running and none can start;
-        // the module is taken once and its code is never called again.
-        unsafe { ManuallyDrop::take(&mut self.module).free_memory() };
     }
 }

@@ -569,4 +569,28 @@ mod tests {
     fn programs_are_send_and_sync() {
         assert_send_sync::<Program>();
     }
+
+    /// A constant program is evaluated once when it is made and gets no native code (which
+    /// would never run); one that reads a variable, or is made for its code's text, does.
+    #[test]
+    fn constant_programs_make_no_native_code() {
+        use crate::{Env, MapActivation, Type};
+        let env = Env::builder().variable("x", Type::Int).build();
+        let make = |expr: &str, keep_code_text: bool| {
+            let options = ProgramOptions::default()
+                .backend(Backend::Jit)
+                .keep_code_text(keep_code_text);
+            env.program_with(&env.compile(expr).unwrap(), options)
+                .unwrap()
+        };
+        let has_code = |p: &Program| p.compiled().expect("compiled").has_generated_code();
+        let constant = make("[1, 2].size() + 1 == 3", false);
+        assert!(!has_code(&constant));
+        assert_eq!(
+            constant.eval(&MapActivation::new()).unwrap(),
+            Value::Bool(true)
+        );
+        assert!(has_code(&make("[1, 2].size() + 1 == 3", true)));
+        assert!(has_code(&make("x + 1 == 3", false)));
+    }
 }
