@@ -111,13 +111,12 @@ fn flags() -> MemFlagsData {
 fn order(func: &Function) -> (Vec<usize>, HashSet<(usize, usize)>) {
     let n = func.blocks.len();
     let succs = |i: usize| -> Vec<usize> {
-        match &func.blocks[i].term {
-            Some(Term::Jump(b, _)) => vec![b.0 as usize],
-            Some(Term::Branch {
-                then, otherwise, ..
-            }) => vec![then.0.0 as usize, otherwise.0.0 as usize],
-            _ => vec![],
-        }
+        func.blocks[i]
+            .term
+            .iter()
+            .flat_map(Term::successors)
+            .map(|b| b.0 as usize)
+            .collect()
     };
     let mut state = vec![0u8; n]; // 0 new, 1 on the path, 2 done
     let mut post = Vec::with_capacity(n);
@@ -2163,10 +2162,18 @@ impl Emitter<'_, '_> {
                 // A scalar (known or not to have failed) has size 1.
                 self.add_cost_imm(1);
             } else if *k > 0 {
-                // Size 1 is not empty; anything else is asked.
-                let (p, _, size_one) = self.size_is_one(&args[other..other + 2])?;
+                // Size 1 is not empty, nor is a string or bytes of some length (`dyn == 'x'`
+                // in a loop, tested here rather than by a call); anything else is asked.
+                let (p, tag, size_one) = self.size_is_one(&args[other..other + 2])?;
+                let not_empty = match crate::abi::text_len_offset() {
+                    Some(len_at) => {
+                        let text = self.text_not_empty(p, tag, len_at);
+                        self.b.ins().bor(size_one, text)
+                    }
+                    None => size_one,
+                };
                 let c =
-                    self.unless_size_one(size_one, 1, |em| em.call(Shim::cel_rt_nonempty, &[p]))?;
+                    self.unless_size_one(not_empty, 1, |em| em.call(Shim::cel_rt_nonempty, &[p]))?;
                 self.add_cost(c);
             }
             return Ok(());
@@ -2213,6 +2220,18 @@ impl Emitter<'_, '_> {
         bound: u64,
         len_at: i32,
     ) -> cl::Value {
+        let text = self.is_text(tag);
+        let len = self.b.ins().load(types::I64, flags(), p, len_at);
+        let bound = i64::try_from(bound).unwrap_or(i64::MAX);
+        let short = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, len, bound);
+        self.b.ins().band(text, short)
+    }
+
+    /// Whether a value's tag is a string's or a bytes'.
+    fn is_text(&mut self, tag: cl::Value) -> cl::Value {
         let string = self
             .b
             .ins()
@@ -2221,14 +2240,16 @@ impl Emitter<'_, '_> {
             .b
             .ins()
             .icmp_imm_s(IntCC::Equal, tag, i64::from(Value::TAG_BYTES));
-        let text = self.b.ins().bor(string, bytes);
+        self.b.ins().bor(string, bytes)
+    }
+
+    /// Whether a value (`p`, of tag `tag`) is a string or bytes of at least one byte, whose
+    /// cost-model size (code points or bytes) is then not 0.
+    fn text_not_empty(&mut self, p: cl::Value, tag: cl::Value, len_at: i32) -> cl::Value {
+        let text = self.is_text(tag);
         let len = self.b.ins().load(types::I64, flags(), p, len_at);
-        let bound = i64::try_from(bound).unwrap_or(i64::MAX);
-        let short = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, len, bound);
-        self.b.ins().band(text, short)
+        let not_empty = self.b.ins().icmp_imm_u(IntCC::NotEqual, len, 0);
+        self.b.ins().band(text, not_empty)
     }
 
     /// A `(value, err)` pair's value, its tag, and whether its cost-model size is 1 for

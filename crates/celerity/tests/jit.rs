@@ -360,6 +360,10 @@ fn size_dependent_charges_on_dynamic_values_are_the_interpreters() {
         let mut exprs = vec![
             format!("self.{a} == 'abcdefghijkl'"),
             format!("self.{a} == ''"),
+            // Short constants: 1 unless the other side is empty, tested inline for text.
+            format!("self.{a} == 'x'"),
+            format!("self.{a} == 'abcdefghij'"),
+            format!("bytes(self.{a}) == b'x'"),
             format!("self.{a}.matches('^a')"),
             format!("'abcdef' + self.{a}"),
             format!("b'abcdef' + bytes(self.{a})"),
