@@ -1,7 +1,8 @@
 //! Prints the README's benchmark table from criterion's results (`target/criterion`, written
 //! by `cargo bench -p benches`): median ns per evaluation on the interpreter, on the JIT with
 //! and without cost tracking and with the value written into a slot (`Program::eval_into`),
-//! both with `self` typed by a schema, the speed-up, and the median compile time.
+//! both with `self` typed by a schema, the speed-up, and the median compile time; then the
+//! hand-written Rust of three cases beside Celerity's native code for them.
 
 #![forbid(unsafe_code)]
 
@@ -68,6 +69,54 @@ fn main() {
             fmt_ns(compile),
             fmt_ns(fast),
             fmt_ns(again),
+        );
+    }
+    println!();
+    hand_written_table(&root);
+}
+
+/// Hand-written Rust (`hand_written/*`) beside the native code of the same case, and how
+/// many times slower native code is.
+fn hand_written_table(root: &Path) {
+    let rows = [
+        (
+            "baseline_true",
+            "baseline_true",
+            "jit_into",
+            "JIT, into a slot",
+        ),
+        (
+            "replicas_range_struct",
+            "replicas_range",
+            "jit_typed",
+            "typed: JIT (a struct by hand)",
+        ),
+        (
+            "replicas_range_value_tree",
+            "replicas_range",
+            "jit",
+            "JIT (a map by hand)",
+        ),
+        (
+            "string_concat_eq",
+            "string_concat_eq",
+            "jit_into",
+            "JIT, into a slot",
+        ),
+    ];
+    println!("| case | Celerity | hand-written Rust | Celerity against hand-written |");
+    println!("|---|---:|---:|---:|");
+    for (hand, case, column, label) in rows {
+        let by_hand = median(&root.join("hand_written").join(hand));
+        let native = median(&root.join(format!("eval_{case}")).join(column));
+        let ratio = match (native, by_hand) {
+            (Some(n), Some(h)) if h > 0.0 => format!("{:.1}×", n / h),
+            _ => "–".into(),
+        };
+        println!(
+            "| {case}, {label} | {} | {} | {ratio} |",
+            fmt_ns(native),
+            fmt_ns(by_hand)
         );
     }
 }
