@@ -7,7 +7,9 @@
 //! The criterion benchmarks are in `benches/engines.rs`; `benches/tiering.rs` times the first
 //! evaluations of fresh `Backend::Auto` programs (latency percentiles, without criterion);
 //! `tests/cases.rs` checks that every case gives the expected value and cel-go's cost on both
-//! backends; the `bench-table` binary turns criterion's results into the README's table.
+//! backends; the `bench-table` binary turns criterion's results into the README's tables,
+//! `tracking-overhead` compares native code with and without cost tracking in one process, and
+//! `compile-curve` times compiles against expression size.
 //! Nothing here is a timed test.
 
 #![forbid(unsafe_code)]

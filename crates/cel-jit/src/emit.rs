@@ -198,6 +198,7 @@ fn emit_with(
     fctx: &mut FunctionBuilderContext,
 ) -> Result<Emitted, JitError> {
     let want_clif = options.keep_clif;
+    let mut imports: Vec<(usize, &str)> = Vec::new();
     ctx.func.signature.params.push(AbiParam::new(types::I64));
     let func_id = module
         .declare_anonymous_function(&ctx.func.signature)
@@ -238,8 +239,24 @@ fn emit_with(
         em.b.seal_all_blocks();
         let config = em.module.target_config();
         em.b.finalize(config);
+        if want_clif {
+            use cranelift_codegen::entity::EntityRef;
+            imports = em
+                .shims
+                .iter()
+                .map(|(s, r)| (r.index(), s.name()))
+                .collect();
+        }
     }
-    let clif = want_clif.then(|| ctx.func.display().to_string());
+    // The text names the helper each imported function is, which Cranelift prints by number.
+    let clif = want_clif.then(|| {
+        imports.sort_unstable();
+        let mut text = ctx.func.display().to_string();
+        for (index, name) in imports {
+            text.push_str(&format!("; fn{index} = {name}\n"));
+        }
+        text
+    });
     module
         .define_function(func_id, ctx)
         .map_err(|e| JitError::Codegen(format!("{e:?}")))?;

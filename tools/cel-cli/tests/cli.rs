@@ -496,6 +496,8 @@ fn dump_shows_each_stage() {
     assert!(out.contains("~bool"), "{out}");
     assert!(out.contains("bb0:") && out.contains("ret "), "{out}");
     assert!(out.contains("function ") && out.contains("block0"), "{out}");
+    // The helpers it calls, by name.
+    assert!(out.contains("\n; fn0 = cel_rt_resolve\n"), "{out}");
     assert!(out.ends_with("true : bool\n"), "{out}");
 }
 
