@@ -105,10 +105,12 @@ fn isa(fast_compile: bool) -> Result<OwnedTargetIsa, JitError> {
 /// The entry point of generated code.
 type Entry = unsafe extern "C" fn(*mut Ctx<'_>);
 
-/// A module of generated code and its entry point; the code is freed when it drops.
+/// A module of generated code, its entry point and how its result is held; the code is
+/// freed when it drops.
 struct NativeCode {
     module: ManuallyDrop<JITModule>,
     entry: Entry,
+    result: Ty,
 }
 
 impl Drop for NativeCode {
@@ -124,8 +126,6 @@ pub struct JitProgram {
     /// The generated code; `None` for a constant program, whose evaluation is made once
     /// when it is compiled ([`JitProgram::constant`]), so its code would never run.
     code: Option<NativeCode>,
-    /// How the function's result is held.
-    result: Ty,
     /// Constants and sites the code points at.
     _data: ProgramData,
     /// The whole expression for the interpreter: evaluations that go over their cost limit
@@ -151,7 +151,7 @@ unsafe impl Sync for JitProgram {}
 impl std::fmt::Debug for JitProgram {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JitProgram")
-            .field("result", &self.result)
+            .field("result", &self.code.as_ref().map(|c| c.result))
             .field("residuals", &self.residuals)
             .finish_non_exhaustive()
     }
@@ -181,7 +181,6 @@ impl JitProgram {
         let residuals = func.residuals().len();
         let mut program = JitProgram {
             code: None,
-            result: Ty::Bool,
             _data: ProgramData::default(),
             interpreter,
             residuals,
@@ -198,7 +197,7 @@ impl JitProgram {
                 return Ok(program);
             }
         }
-        program.result = match &func.blocks.iter().find_map(|b| match &b.term {
+        let result = match &func.blocks.iter().find_map(|b| match &b.term {
             Some(cel_ir::Term::Return { value, .. }) => Some(*value),
             _ => None,
         }) {
@@ -239,6 +238,7 @@ impl JitProgram {
         program.code = Some(NativeCode {
             module: ManuallyDrop::new(module),
             entry,
+            result,
         });
         program.clif = emitted.clif;
         Ok(program)
@@ -429,7 +429,7 @@ impl JitProgram {
             return finish(settled(Err(st.take_error(ctx.result_err))));
         }
         let native = NativeResult {
-            ty: self.result,
+            ty: code.result,
             word: ctx.result,
             _values: PhantomData,
         };
