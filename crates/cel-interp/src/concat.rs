@@ -128,6 +128,9 @@ impl ConcatCompare {
             .iter()
             .chain(std::iter::once(&self.compare))
             .any(CallCost::has_hooks);
+        if !with_values && let Some(done) = self.eval_strings(pieces, other) {
+            return Some(done);
+        }
         let mut chain = match text_of(*first).ok()? {
             None => Chain::Failed(Compared::Operand(0)),
             Some((s, code_points)) => Chain::Text {
@@ -179,6 +182,64 @@ impl ConcatCompare {
     }
 }
 
+impl ConcatCompare {
+    /// [`ConcatCompare::eval`] when every operand is a string and no hook applies, the case
+    /// of nearly every evaluation: one pass over the pieces that measures each once, with
+    /// the cost formulas applied to plain numbers. `None` sends anything else (a failed or
+    /// non-string operand, a step over the limits) to the general routine, which gives its
+    /// error and cost.
+    fn eval_strings(&self, pieces: &[Operand<'_>], other: Operand<'_>) -> Option<(Compared, u64)> {
+        let Some(Value::String(other_text)) = other.value else {
+            return None;
+        };
+        let mut bytes = 0usize;
+        let mut code_points = 0u64;
+        let mut cost = 0u64;
+        for (k, piece) in pieces.iter().enumerate() {
+            let Some(Value::String(s)) = piece.value else {
+                return None;
+            };
+            let size = piece.size.unwrap_or_else(|| s.chars().count() as u64);
+            if let Some(step) = k.checked_sub(1) {
+                if bytes != 0 && !s.is_empty() {
+                    limits::check_bytes("_+_", bytes as u128 + s.len() as u128).ok()?;
+                }
+                let charge = self.steps[step]
+                    .formula
+                    .eval(|i| if i == 0 { code_points } else { size });
+                cost = cost.saturating_add(charge);
+            }
+            bytes += s.len();
+            code_points += size;
+        }
+        let equal = other_text.len() == bytes && pieces_equal(pieces, other_text.as_bytes());
+        let compared = self
+            .compare
+            .formula
+            .eval(|i| if i == 0 { code_points } else { other.size() });
+        Some((
+            Compared::Value(self.negate != equal),
+            cost.saturating_add(compared),
+        ))
+    }
+}
+
+/// Whether the string pieces, one after the other, are `whole` (which has their length).
+fn pieces_equal(pieces: &[Operand<'_>], whole: &[u8]) -> bool {
+    let mut rest = whole;
+    for piece in pieces {
+        let Some(Value::String(s)) = piece.value else {
+            return false;
+        };
+        let (head, tail) = rest.split_at(s.len());
+        if head != s.as_bytes() {
+            return false;
+        }
+        rest = tail;
+    }
+    true
+}
+
 /// `chain + piece`, as `_+_` on strings does it: an empty side adds nothing and builds
 /// nothing; otherwise the result must fit the limits on built strings.
 fn concatenate(chain: Chain, piece: Option<(&str, u64)>, step: usize) -> Chain {
@@ -227,19 +288,5 @@ fn equal_to(pieces: &[Operand<'_>], chain: &Chain, other: &Value) -> bool {
             .collect();
         return compare::equals(&Value::String(Arc::from(whole)), other);
     };
-    if other.len() != *bytes {
-        return false;
-    }
-    let mut rest = other.as_bytes();
-    for piece in pieces {
-        let Some(Value::String(s)) = piece.value else {
-            return false;
-        };
-        let (head, tail) = rest.split_at(s.len());
-        if head != s.as_bytes() {
-            return false;
-        }
-        rest = tail;
-    }
-    true
+    other.len() == *bytes && pieces_equal(pieces, other.as_bytes())
 }
