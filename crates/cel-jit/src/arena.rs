@@ -194,6 +194,12 @@ impl Arena {
         self.current.insert(next)
     }
 
+    /// Whether the arena holds no chunk, so that forgetting it leaks nothing.
+    #[inline(always)]
+    pub(crate) fn owns_nothing(&self) -> bool {
+        self.current.is_none() && self.full.capacity() == 0 && self.spare.is_none()
+    }
+
     /// Whether a pointer is to a value of this arena (which may then be updated in place).
     pub(crate) fn owns(&self, p: *const Value) -> bool {
         self.current

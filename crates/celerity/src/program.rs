@@ -507,7 +507,7 @@ impl Program {
         let (result, cost, backend) = match self.native() {
             Some(j) => {
                 let (result, cost) = j.eval_into(activation, limit, None, slot);
-                (result, cost, Backend::Jit)
+                (result.map_err(|e| *e), cost, Backend::Jit)
             }
             None => {
                 let e = self.interpret(activation, limit, None);
