@@ -13,7 +13,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use celerity::{Backend, ProgramOptions, Value};
+use celerity::{Backend, MapActivation, Program, ProgramOptions, Value};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main};
 
@@ -36,13 +36,7 @@ fn evaluation(c: &mut Criterion) {
         let program = benches::program(&env, &case, Backend::Jit, true);
         let mut slot = Value::Null;
         group.bench_function("jit_into", |b| {
-            b.iter(|| {
-                // Consumed as a caller would: the outcome tested, the cost and slot read.
-                let (outcome, details) = program.eval_into(black_box(&act), &mut slot);
-                black_box(outcome.is_ok());
-                black_box(details.actual_cost);
-                black_box(&slot);
-            })
+            b.iter(|| consume_into(&program, &act, &mut slot))
         });
         // `self` typed by a schema, as a CRD rule sees it (converted once, not timed here).
         if let Some(typed) = benches::typed(&case) {
@@ -56,9 +50,25 @@ fn evaluation(c: &mut Criterion) {
                     b.iter(|| black_box(program.eval(black_box(act))))
                 });
             }
+            // Into a slot, as the hand-written typed limit writes its result.
+            let program = benches::program(&typed.env, &case, Backend::Jit, true);
+            let act = &typed.activation;
+            group.bench_function("jit_typed_into", |b| {
+                b.iter(|| consume_into(&program, act, &mut slot))
+            });
         }
         group.finish();
     }
+}
+
+/// One evaluation into `slot`, consumed as a caller would: the outcome tested, the cost and
+/// the slot read.
+#[inline(always)]
+fn consume_into(program: &Program, act: &MapActivation, slot: &mut Value) {
+    let (outcome, details) = program.eval_into(black_box(act), slot);
+    black_box(outcome.is_ok());
+    black_box(details.actual_cost);
+    black_box(&*slot);
 }
 
 fn compilation(c: &mut Criterion) {

@@ -1,7 +1,7 @@
 //! Prints the README's benchmark table from criterion's results (`target/criterion`, written
 //! by `cargo bench -p benches`): median ns per evaluation on the interpreter, on the JIT with
 //! and without cost tracking and with the value written into a slot (`Program::eval_into`),
-//! both with `self` typed by a schema, the speed-up, and the median compile time; then the
+//! both with `self` typed by a schema (returned and into a slot), the speed-up, and the median compile time; then the
 //! hand-written Rust of three cases beside Celerity's native code for them.
 
 #![forbid(unsafe_code)]
@@ -31,9 +31,9 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion"));
     println!(
-        "| case | interpreter | JIT | JIT, into a slot | JIT, no cost tracking | JIT speed-up | tracking overhead | typed: interpreter | typed: JIT | compile: front end | + native | + native, fast | again, cached |"
+        "| case | interpreter | JIT | JIT, into a slot | JIT, no cost tracking | JIT speed-up | tracking overhead | typed: interpreter | typed: JIT | typed: JIT, into a slot | compile: front end | + native | + native, fast | again, cached |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for case in benches::cases() {
         let eval = root.join(format!("eval_{}", case.name));
         let interp = median(&eval.join("interpreter"));
@@ -42,6 +42,7 @@ fn main() {
         let untracked = median(&eval.join("jit_untracked"));
         let interp_typed = median(&eval.join("interpreter_typed"));
         let jit_typed = median(&eval.join("jit_typed"));
+        let typed_into = median(&eval.join("jit_typed_into"));
         let front = median(&root.join("compile_interp").join(&case.name));
         let compile = median(&root.join("compile").join(&case.name));
         let fast = median(&root.join("compile_fast").join(&case.name));
@@ -55,7 +56,7 @@ fn main() {
             _ => "–".into(),
         };
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             case.name,
             fmt_ns(interp),
             fmt_ns(jit),
@@ -65,6 +66,7 @@ fn main() {
             overhead,
             fmt_ns(interp_typed),
             fmt_ns(jit_typed),
+            fmt_ns(typed_into),
             fmt_ns(front),
             fmt_ns(compile),
             fmt_ns(fast),
@@ -88,14 +90,14 @@ fn hand_written_table(root: &Path) {
         (
             "replicas_range_struct",
             "replicas_range",
-            "jit_typed",
-            "typed: JIT (a struct by hand)",
+            "jit_typed_into",
+            "typed: JIT, into a slot (a struct by hand)",
         ),
         (
             "replicas_range_value_tree",
             "replicas_range",
-            "jit",
-            "JIT (a map by hand)",
+            "jit_into",
+            "JIT, into a slot (a map by hand)",
         ),
         (
             "string_concat_eq",
