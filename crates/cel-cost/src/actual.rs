@@ -76,6 +76,7 @@ impl CostFormula {
 
     /// The cost, given the arguments' sizes on demand (`size(i)` is argument `i`'s size;
     /// only the sizes the formula needs are asked for).
+    #[inline]
     pub fn eval(self, size: impl Fn(usize) -> u64) -> u64 {
         let f = STRING_TRAVERSAL_COST_FACTOR;
         match self {

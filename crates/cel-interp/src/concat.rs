@@ -128,7 +128,7 @@ impl ConcatCompare {
             .iter()
             .chain(std::iter::once(&self.compare))
             .any(CallCost::has_hooks);
-        if !with_values && let Some(done) = self.eval_strings(pieces, other) {
+        if !with_values && let Some(done) = self.eval_strings(pieces.iter().copied(), other) {
             return Some(done);
         }
         let mut chain = match text_of(*first).ok()? {
@@ -185,32 +185,48 @@ impl ConcatCompare {
 impl ConcatCompare {
     /// [`ConcatCompare::eval`] when every operand is a string and no hook applies, the case
     /// of nearly every evaluation: one pass over the pieces that measures each once, with
-    /// the cost formulas applied to plain numbers. `None` sends anything else (a failed or
-    /// non-string operand, a step over the limits) to the general routine, which gives its
-    /// error and cost.
-    fn eval_strings(&self, pieces: &[Operand<'_>], other: Operand<'_>) -> Option<(Compared, u64)> {
+    /// the cost formulas applied to plain numbers. `None` sends anything else (a hook, a
+    /// failed or non-string operand, a step over the limits) to [`ConcatCompare::eval`],
+    /// which gives its error and cost. The pieces come as an iterator, walked twice, so that
+    /// a caller holding them in another form need not gather them first.
+    #[inline]
+    pub fn eval_strings<'v>(
+        &self,
+        pieces: impl Iterator<Item = Operand<'v>> + Clone,
+        other: Operand<'v>,
+    ) -> Option<(Compared, u64)> {
         let Some(Value::String(other_text)) = other.value else {
             return None;
         };
+        if self.compare.has_hooks() || self.steps.iter().any(CallCost::has_hooks) {
+            return None;
+        }
+        let mut steps = self.steps.iter();
         let mut bytes = 0usize;
         let mut code_points = 0u64;
         let mut cost = 0u64;
-        for (k, piece) in pieces.iter().enumerate() {
+        for (k, piece) in pieces.clone().enumerate() {
             let Some(Value::String(s)) = piece.value else {
                 return None;
             };
-            let size = piece.size.unwrap_or_else(|| s.chars().count() as u64);
-            if let Some(step) = k.checked_sub(1) {
+            let size = piece
+                .size
+                .unwrap_or_else(|| cel_runtime::strings::size_string(s) as u64);
+            if k > 0 {
                 if bytes != 0 && !s.is_empty() {
                     limits::check_bytes("_+_", bytes as u128 + s.len() as u128).ok()?;
                 }
-                let charge = self.steps[step]
+                let charge = steps
+                    .next()?
                     .formula
                     .eval(|i| if i == 0 { code_points } else { size });
                 cost = cost.saturating_add(charge);
             }
             bytes += s.len();
             code_points += size;
+        }
+        if steps.next().is_some() {
+            return None;
         }
         let equal = other_text.len() == bytes && pieces_equal(pieces, other_text.as_bytes());
         let compared = self
@@ -225,14 +241,16 @@ impl ConcatCompare {
 }
 
 /// Whether the string pieces, one after the other, are `whole` (which has their length).
-fn pieces_equal(pieces: &[Operand<'_>], whole: &[u8]) -> bool {
+fn pieces_equal<'v>(pieces: impl Iterator<Item = Operand<'v>>, whole: &[u8]) -> bool {
     let mut rest = whole;
     for piece in pieces {
         let Some(Value::String(s)) = piece.value else {
             return false;
         };
-        let (head, tail) = rest.split_at(s.len());
-        if head != s.as_bytes() {
+        let Some((head, tail)) = rest.split_at_checked(s.len()) else {
+            return false;
+        };
+        if !cel_runtime::strings::bytes_equal(head, s.as_bytes()) {
             return false;
         }
         rest = tail;
@@ -288,5 +306,5 @@ fn equal_to(pieces: &[Operand<'_>], chain: &Chain, other: &Value) -> bool {
             .collect();
         return compare::equals(&Value::String(Arc::from(whole)), other);
     };
-    other.len() == *bytes && pieces_equal(pieces, other.as_bytes())
+    other.len() == *bytes && pieces_equal(pieces.iter().copied(), other.as_bytes())
 }

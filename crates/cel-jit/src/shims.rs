@@ -351,6 +351,45 @@ unsafe fn set_err(ctx: *mut Ctx<'_>, handle: u32) {
     unsafe { (*ctx).err_out = handle }
 }
 
+/// Hands over a concatenation's comparison (`cel_rt_concat_compare`): adds its cost to the
+/// context's and returns its value, or sets the error of the operand or step that failed.
+///
+/// # Safety
+///
+/// As for [`state`]; `pairs` are the call's operands.
+unsafe fn concat_compared(
+    ctx: *mut Ctx<'_>,
+    site: &ConcatSite,
+    pairs: &[ValErr],
+    (outcome, cost): (cel_interp::concat::Compared, u64),
+) -> i64 {
+    let cost = i64::try_from(cost).unwrap_or(i64::MAX).min(1 << 62);
+    // SAFETY: the live context (the caller's contract), no reference to it held (as in
+    // `stop`).
+    unsafe { (*ctx).cost = (*ctx).cost.saturating_add(cost) };
+    match outcome {
+        cel_interp::concat::Compared::Value(b) => {
+            // SAFETY: the caller's contract.
+            unsafe { set_err(ctx, 0) };
+            i64::from(b)
+        }
+        cel_interp::concat::Compared::Operand(i) => {
+            // SAFETY: the caller's contract.
+            unsafe { set_err(ctx, pairs[i].err) };
+            0
+        }
+        cel_interp::concat::Compared::Step(k, e) => {
+            let expr = site.steps.get(k).copied().unwrap_or(0);
+            // SAFETY: the caller's contract.
+            unsafe {
+                let handle = state(ctx).error(e.at(expr));
+                set_err(ctx, handle);
+            }
+            0
+        }
+    }
+}
+
 static TRUE_VALUE: Value = Value::Bool(true);
 static FALSE_VALUE: Value = Value::Bool(false);
 
@@ -841,6 +880,9 @@ shims! {
             value: (p.err == 0).then(|| val(p.value)),
             size: p.known_size.checked_sub(1).map(u64::from),
         };
+        if let Some(done) = s.compare.eval_strings(pieces.iter().map(operand), operand(other)) {
+            return concat_compared(ctx, s, pairs, done);
+        }
         let mut inline = [Operand::default(); INLINE];
         let spilled: Vec<Operand<'_>>;
         let operands: &[Operand<'_>] = if pieces.len() <= INLINE {
@@ -858,25 +900,7 @@ shims! {
             set_err(ctx, 0);
             return 0;
         };
-        let cost = i64::try_from(cost).unwrap_or(i64::MAX).min(1 << 62);
-        // The live context, no reference to it held (as in `stop`).
-        (*ctx).cost = (*ctx).cost.saturating_add(cost);
-        match outcome {
-            cel_interp::concat::Compared::Value(b) => {
-                set_err(ctx, 0);
-                i64::from(b)
-            }
-            cel_interp::concat::Compared::Operand(i) => {
-                set_err(ctx, pairs[i].err);
-                0
-            }
-            cel_interp::concat::Compared::Step(k, e) => {
-                let expr = s.steps.get(k).copied().unwrap_or(0);
-                let handle = state(ctx).error(e.at(expr));
-                set_err(ctx, handle);
-                0
-            }
-        }
+        concat_compared(ctx, s, pairs, (outcome, cost))
     }
 
     /// Before a call that can build a large value: stops the evaluation (for the

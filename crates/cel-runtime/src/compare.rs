@@ -139,8 +139,10 @@ fn shallow_equals(a: &Value, b: &Value) -> Option<bool> {
         // cel-go converts the integer to a double (after a range check that equality implies).
         (Value::Int(i), Value::Double(d)) | (Value::Double(d), Value::Int(i)) => *d == *i as f64,
         (Value::Uint(u), Value::Double(d)) | (Value::Double(d), Value::Uint(u)) => *d == *u as f64,
-        (Value::String(x), Value::String(y)) => x == y,
-        (Value::Bytes(x), Value::Bytes(y)) => x == y,
+        (Value::String(x), Value::String(y)) => {
+            crate::strings::bytes_equal(x.as_bytes(), y.as_bytes())
+        }
+        (Value::Bytes(x), Value::Bytes(y)) => crate::strings::bytes_equal(x, y),
         (Value::Timestamp(x), Value::Timestamp(y)) => x == y,
         (Value::Duration(x), Value::Duration(y)) => x == y,
         (Value::Type(x), Value::Type(y)) => x.runtime_name() == y.runtime_name(),

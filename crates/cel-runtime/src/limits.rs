@@ -77,6 +77,7 @@ impl Drop for BuildAllowance {
 
 /// Takes `bytes` from the running evaluation's allowance, or fails `what` when they do not
 /// fit.
+#[inline]
 fn spend(what: &str, bytes: u128) -> Result<()> {
     let left = ALLOWANCE.get();
     if left == NO_EVALUATION {
@@ -87,19 +88,32 @@ fn spend(what: &str, bytes: u128) -> Result<()> {
             ALLOWANCE.set(left - bytes);
             Ok(())
         }
-        _ => Err(Error::new(format!(
-            "{what}: evaluation exceeds its allowance for built values ({MAX_BUILT_BYTES} bytes)"
-        ))),
+        _ => Err(over_allowance(what)),
     }
+}
+
+/// The error of [`spend`], out of line: the checks are inlined where values are built.
+#[cold]
+fn over_allowance(what: &str) -> Error {
+    Error::new(format!(
+        "{what}: evaluation exceeds its allowance for built values ({MAX_BUILT_BYTES} bytes)"
+    ))
+}
+
+/// The error of [`check_bytes`] for a result past [`MAX_RESULT_BYTES`].
+#[cold]
+fn too_many_bytes(what: &str) -> Error {
+    Error::new(format!(
+        "{what}: result size exceeds maximum allowed ({MAX_RESULT_BYTES} bytes)"
+    ))
 }
 
 /// Fails when `what` would build a string or bytes value of `bytes` bytes, more than
 /// [`MAX_RESULT_BYTES`] or more than the evaluation's allowance has left.
+#[inline]
 pub fn check_bytes(what: &str, bytes: u128) -> Result<()> {
     if bytes > MAX_RESULT_BYTES as u128 {
-        return Err(Error::new(format!(
-            "{what}: result size exceeds maximum allowed ({MAX_RESULT_BYTES} bytes)"
-        )));
+        return Err(too_many_bytes(what));
     }
     spend(what, bytes)
 }

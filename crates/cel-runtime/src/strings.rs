@@ -4,6 +4,32 @@
 
 use crate::{Error, Result, Value};
 
+/// Whether two byte strings are equal, the short ones (below 17 bytes: variable names, the
+/// constant pieces of most expressions) with two overlapping loads each instead of a call to
+/// `memcmp`, which costs more than the comparison.
+#[inline]
+pub fn bytes_equal(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        0 => true,
+        // Positions 0, n/2 and n-1 cover every byte of 1 to 3.
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => ends_equal::<4>(a, b),
+        8..=16 => ends_equal::<8>(a, b),
+        _ => a == b,
+    }
+}
+
+/// Whether the first and the last `N` bytes of `a` and `b` (of one length, at least `N` and
+/// at most `2N`, so that the two cover every byte) are equal: one load and compare each.
+#[inline(always)]
+fn ends_equal<const N: usize>(a: &[u8], b: &[u8]) -> bool {
+    a.first_chunk::<N>() == b.first_chunk::<N>() && a.last_chunk::<N>() == b.last_chunk::<N>()
+}
+
 /// `size(string)`: the number of Unicode code points (`size('héllo')` is 5).
 #[inline]
 pub fn size_string(s: &str) -> i64 {
@@ -52,6 +78,21 @@ pub fn ends_with(s: &str, suffix: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_equal_sees_every_byte_at_every_length() {
+        for n in 0..40usize {
+            let a: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(bytes_equal(&a, &a.clone()), "length {n}");
+            for at in 0..n {
+                let mut b = a.clone();
+                b[at] ^= 0x20;
+                assert!(!bytes_equal(&a, &b), "length {n}, byte {at}");
+            }
+            let longer: Vec<u8> = a.iter().copied().chain([b'a']).collect();
+            assert!(!bytes_equal(&a, &longer), "length {n} against {}", n + 1);
+        }
+    }
 
     #[test]
     fn sizes() {

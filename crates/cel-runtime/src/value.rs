@@ -484,7 +484,13 @@ impl MapValue {
         use indexmap::map::RawEntryApiV1;
         self.entries
             .raw_entry_v1()
-            .from_hash(hash, |k| key == k.as_ref())
+            .from_hash(hash, |k| match (key, k.as_ref()) {
+                // Field names are short: compared without a call to `memcmp`.
+                (KeyRef::String(a), KeyRef::String(b)) => {
+                    crate::strings::bytes_equal(a.as_bytes(), b.as_bytes())
+                }
+                (a, b) => a == b,
+            })
             .map(|(_, v)| v)
     }
 
