@@ -284,8 +284,8 @@ pub fn select_ref<'v>(v: &'v Value, field: &str, hash: u64) -> Option<&'v Value>
     (!matches!(found, Value::Opaque(_))).then_some(found)
 }
 
-/// [`select_ref`] remembering, in `slots`, where the field is in the objects this read
-/// meets (native code keeps one per field read).
+/// [`select_ref`] remembering, in `slots`, where the field is in the objects and maps this
+/// read meets (native code keeps one per field read).
 #[inline]
 pub fn select_ref_cached<'v>(
     v: &'v Value,
@@ -295,6 +295,7 @@ pub fn select_ref_cached<'v>(
 ) -> Option<&'v Value> {
     let found = match v {
         Value::Object(o) => slots.get(o, hash, field)?,
+        Value::Map(m) => slots.get_in_map(m, hash, field)?,
         _ => return select_ref(v, field, hash),
     };
     (!matches!(found, Value::Opaque(_))).then_some(found)

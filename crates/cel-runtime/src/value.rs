@@ -494,6 +494,23 @@ impl MapValue {
             .map(|(_, v)| v)
     }
 
+    /// [`MapValue::get_prehashed`] for a string key that looks first at entry `hint` (where
+    /// the key was in the last map a read met: maps decoded from one kind of document keep
+    /// their keys in one order), and returns where the key was.
+    #[inline]
+    pub fn get_str_hinted(&self, hash: u64, key: &str, hint: usize) -> Option<(usize, &Value)> {
+        if let Some((Key::String(k), v)) = self.entries.get_index(hint)
+            && crate::strings::bytes_equal(k.as_bytes(), key.as_bytes())
+        {
+            return Some((hint, v));
+        }
+        use indexmap::map::RawEntryApiV1;
+        let i = self.entries.raw_entry_v1().index_from_hash(hash, |k| {
+            matches!(k, Key::String(k) if crate::strings::bytes_equal(k.as_bytes(), key.as_bytes()))
+        })?;
+        Some((i, &self.entries[i]))
+    }
+
     /// A string-keyed lookup (field selection).
     pub fn get_str(&self, key: &str) -> Option<&Value> {
         self.entries.get(&KeyRef::String(key))
