@@ -239,7 +239,7 @@ pub fn in_list(elem: &Value, list: &ListValue) -> bool {
         // names) needs no general comparison.
         Value::String(x) => list
             .iter()
-            .any(|e| matches!(e, Value::String(y) if x.len() == y.len() && **x == **y)),
+            .any(|e| matches!(e, Value::String(y) if crate::strings::bytes_equal(x.as_bytes(), y.as_bytes()))),
         _ => list.iter().any(|e| equals(elem, e)),
     }
 }
