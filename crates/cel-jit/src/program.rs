@@ -305,13 +305,17 @@ impl JitProgram {
         limit: Option<u64>,
         interrupt: Option<&AtomicBool>,
     ) -> Evaluation {
-        self.run(activation, limit, interrupt, |outcome| match outcome {
-            Outcome::Native(native, cost) => Evaluation {
+        self.run(
+            activation,
+            limit,
+            interrupt,
+            (),
+            |(), native, cost| Evaluation {
                 result: Ok(native.value()),
                 cost,
             },
-            Outcome::Settled(evaluation) => evaluation,
-        })
+            |(), evaluation| evaluation,
+        )
     }
 
     /// [`JitProgram::eval_interruptible`] that writes the value into `slot` (left as it was
@@ -336,35 +340,43 @@ impl JitProgram {
             write_value(slot, value);
             return (Ok(()), *cost);
         }
-        self.run(activation, limit, interrupt, |outcome| match outcome {
-            Outcome::Native(native, cost) => {
+        self.run(
+            activation,
+            limit,
+            interrupt,
+            slot,
+            |slot, native, cost| {
                 native.write_to(slot);
                 (Ok(()), cost)
-            }
-            Outcome::Settled(e) => (e.result.map(|v| *slot = v).map_err(Box::new), e.cost),
-        })
+            },
+            |slot, e| (e.result.map(|v| *slot = v).map_err(Box::new), e.cost),
+        )
     }
 
-    /// Runs the native code and hands what it produced to `finish` while the evaluation's
-    /// values are alive. `finish` builds the caller's result itself, so that a value is
-    /// written once, where it is returned.
+    /// Runs the native code and hands what it produced, with `out` (where the caller wants
+    /// it), to `native_done` while the evaluation's values are alive, or an error or the
+    /// interpreter's evaluation to `settled`. Each builds the caller's result itself, so that
+    /// a value is written once, where it is returned; the first, called once, is inlined
+    /// into the hot path, the second is out of its way.
     #[inline(always)]
-    fn run<T>(
+    fn run<C, T>(
         &self,
         activation: &dyn Activation,
         limit: Option<u64>,
         interrupt: Option<&AtomicBool>,
-        finish: impl FnOnce(Outcome<'_>) -> T,
+        out: C,
+        native_done: impl FnOnce(C, NativeResult<'_>, u64) -> T,
+        settled: impl FnOnce(C, Evaluation) -> T,
     ) -> T {
         if let Some(constant) = &self.constant
             && limit.is_none_or(|l| constant.cost <= l)
         {
-            return finish(Outcome::Settled(constant.clone()));
+            return settled(out, constant.clone());
         }
         let Some(code) = &self.code else {
             // A constant program over the limit: the interpreter stops where cel-go does.
             let e = self.finish_by_interpreter(activation, limit, interrupt, None);
-            return finish(Outcome::Settled(e));
+            return settled(out, e);
         };
         let limit_i = limit.map_or(i64::MAX, |l| i64::try_from(l).unwrap_or(i64::MAX));
         // What the runtime's helpers may build (`cel_runtime::limits`); the interpreter,
@@ -404,20 +416,23 @@ impl JitProgram {
         } else {
             0
         };
-        let settled = |result| Outcome::Settled(Evaluation { result, cost });
+        let failed = |error| Evaluation {
+            result: Err(error),
+            cost,
+        };
         match ctx.status {
             STATUS_FATAL => {
                 let stop = st.stop.take();
                 let error = stop.unwrap_or_else(|| Error::internal("generated code stopped"));
-                return finish(settled(Err(error)));
+                return settled(out, failed(error));
             }
             STATUS_FALLBACK => {
                 // The native evaluation's values are freed before the interpreter runs.
                 drop(st);
                 let e = self.finish_by_interpreter(activation, limit, interrupt, journal);
-                return finish(Outcome::Settled(e));
+                return settled(out, e);
             }
-            STATUS_INTERRUPTED => return finish(settled(Err(Error::interrupted()))),
+            STATUS_INTERRUPTED => return settled(out, failed(Error::interrupted())),
             _ => {}
         }
         if self.track_cost && ctx.cost > limit_i {
@@ -425,19 +440,19 @@ impl JitProgram {
             // cost and error.
             drop(st);
             let e = self.finish_by_interpreter(activation, limit, interrupt, journal);
-            return finish(Outcome::Settled(e));
+            return settled(out, e);
         }
         if ctx.result_err != 0 {
-            return finish(settled(Err(st.take_error(ctx.result_err))));
+            return settled(out, failed(st.take_error(ctx.result_err)));
         }
         let native = NativeResult {
             ty: code.result,
             word: ctx.result,
             _values: PhantomData,
         };
-        let out = finish(Outcome::Native(native, cost));
+        let done = native_done(out, native, cost);
         st.end();
-        out
+        done
     }
 }
 
@@ -451,14 +466,6 @@ fn is_constant(func: &cel_ir::Function) -> bool {
             cel_ir::Op::LoadVar(_) | cel_ir::Op::Residual(_) | cel_ir::Op::IterLen
         )
     })
-}
-
-/// What an evaluation produced, as [`JitProgram::run`] hands it over.
-enum Outcome<'v> {
-    /// Native code's result, valid while the evaluation's values live, and the cost.
-    Native(NativeResult<'v>, u64),
-    /// An error, or the interpreter's evaluation when it finished the evaluation.
-    Settled(Evaluation),
 }
 
 /// The result word of generated code and how to read it.
