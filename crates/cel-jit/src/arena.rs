@@ -100,7 +100,8 @@ pub(crate) struct Arena {
     spare: Option<Chunk>,
     /// How much the evaluation has made so far, weighted (never decreases): a value that
     /// may own storage (a string, a list, ...) or an error counts [`HEAVY`], a boxed scalar
-    /// one. Generated code reads it at a loop's back edge and frees the loop's temporaries
+    /// or a value sharing the storage of one that outlives the evaluation
+    /// ([`Arena::alloc_shared`]) one. Generated code reads it at a loop's back edge and frees the loop's temporaries
     /// once [`HEAVY`] was made since the last release: at once after anything that may be
     /// large, every 64 iterations for loops that only box scalars (a few KiB at most).
     made: u64,
@@ -154,10 +155,17 @@ impl Arena {
     /// Moves a value into the arena and returns its address, valid until the arena drops.
     #[inline]
     pub(crate) fn alloc(&mut self, v: Value) -> *mut Value {
-        self.made += match v {
+        let weight = match v {
             Value::Null | Value::Bool(_) | Value::Int(_) | Value::Uint(_) | Value::Double(_) => 1,
             _ => HEAVY,
         };
+        self.alloc_weighing(v, weight)
+    }
+
+    /// [`Arena::alloc`] counting `weight` in [`Arena::made`].
+    #[inline]
+    fn alloc_weighing(&mut self, v: Value, weight: u64) -> *mut Value {
+        self.made += weight;
         let chunk = match &mut self.current {
             Some(c) if c.len < c.cap => c,
             _ => self.next_chunk(),
@@ -170,6 +178,15 @@ impl Arena {
             chunk.len += 1;
             slot.cast::<Value>()
         }
+    }
+
+    /// [`Arena::alloc`] for a value that shares its storage with one that outlives the
+    /// evaluation (a map's key, a field's name: a reference count raised), which weighs as a
+    /// scalar does: a loop making one per iteration frees them every 64 iterations, not at
+    /// every one.
+    #[inline]
+    pub(crate) fn alloc_shared(&mut self, v: Value) -> *mut Value {
+        self.alloc_weighing(v, 1)
     }
 
     /// Makes room: the thread's spare chunk or a new one to start with, then chunks of

@@ -789,13 +789,13 @@ shims! {
                 None => &NULL_VALUE,
             },
             Value::Map(m) => match m.get_index(idx) {
-                Some((k, _)) => state(ctx).arena.alloc(k.to_value()),
+                Some((k, _)) => state(ctx).arena.alloc_shared(k.to_value()),
                 None => &NULL_VALUE,
             },
             Value::Object(o) => match present_slot(state(ctx), o, idx) {
                 Some(slot) => {
                     let name = o.layout().fields()[slot].name.clone();
-                    state(ctx).arena.alloc(Value::String(name))
+                    state(ctx).arena.alloc_shared(Value::String(name))
                 }
                 None => &NULL_VALUE,
             },
