@@ -186,7 +186,8 @@ impl ConcatCompare {
     /// [`ConcatCompare::eval`] when every operand is a string and no hook applies, the case
     /// of nearly every evaluation: one pass over the pieces that measures each once, with
     /// the cost formulas applied to plain numbers. `None` sends anything else (a hook, a
-    /// failed or non-string operand, a step over the limits) to [`ConcatCompare::eval`],
+    /// failed or non-string operand, a step over the limits: then nothing was taken from
+    /// the evaluation's allowance) to [`ConcatCompare::eval`],
     /// which gives its error and cost. The pieces come as an iterator, walked twice, so that
     /// a caller holding them in another form need not gather them first.
     #[inline]
@@ -205,6 +206,10 @@ impl ConcatCompare {
         let mut bytes = 0usize;
         let mut code_points = 0u64;
         let mut cost = 0u64;
+        // What the `+` calls would build, each and together: taken from the evaluation's
+        // allowance only once every step is known to fit, so that handing over to the
+        // general routine never takes a step's bytes twice.
+        let (mut largest, mut built) = (0u128, 0u128);
         for (k, piece) in pieces.clone().enumerate() {
             let Some(Value::String(s)) = piece.value else {
                 return None;
@@ -214,7 +219,9 @@ impl ConcatCompare {
                 .unwrap_or_else(|| cel_runtime::strings::size_string(s) as u64);
             if k > 0 {
                 if bytes != 0 && !s.is_empty() {
-                    limits::check_bytes("_+_", bytes as u128 + s.len() as u128).ok()?;
+                    let step = bytes as u128 + s.len() as u128;
+                    largest = largest.max(step);
+                    built += step;
                 }
                 let charge = steps
                     .next()?
@@ -225,7 +232,7 @@ impl ConcatCompare {
             bytes += s.len();
             code_points += size;
         }
-        if steps.next().is_some() {
+        if steps.next().is_some() || !limits::try_spend_bytes(largest, built) {
             return None;
         }
         let equal = other_text.len() == bytes && pieces_equal(pieces, other_text.as_bytes());

@@ -101,9 +101,10 @@ pub(crate) struct Arena {
     /// How much the evaluation has made so far, weighted (never decreases): a value that
     /// may own storage (a string, a list, ...) or an error counts [`HEAVY`], a boxed scalar
     /// or a value sharing the storage of one that outlives the evaluation
-    /// ([`Arena::alloc_shared`]) one. Generated code reads it at a loop's back edge and frees the loop's temporaries
-    /// once [`HEAVY`] was made since the last release: at once after anything that may be
-    /// large, every 64 iterations for loops that only box scalars (a few KiB at most).
+    /// ([`Arena::alloc_shared`]) one. Generated code reads it at a loop's back edge and
+    /// frees the loop's temporaries once [`HEAVY`] was made since the last release: at once
+    /// after anything that may be large, every 64 iterations for loops that only box
+    /// scalars or share storage (a few KiB at most).
     made: u64,
 }
 

@@ -118,6 +118,29 @@ pub fn check_bytes(what: &str, bytes: u128) -> Result<()> {
     spend(what, bytes)
 }
 
+/// For values built one after the other, the largest of `largest` bytes and `total` bytes
+/// together: takes `total` from the running evaluation's allowance when each fits
+/// [`MAX_RESULT_BYTES`] and together they fit what is left, as [`check_bytes`] on each
+/// would; otherwise takes nothing and answers `false` (the caller then builds them one by
+/// one, with [`check_bytes`] giving the error of the one that does not fit).
+#[inline]
+pub fn try_spend_bytes(largest: u128, total: u128) -> bool {
+    if largest > MAX_RESULT_BYTES as u128 {
+        return false;
+    }
+    let left = ALLOWANCE.get();
+    if left == NO_EVALUATION {
+        return true;
+    }
+    match u64::try_from(total) {
+        Ok(total) if total <= left => {
+            ALLOWANCE.set(left - total);
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Fails when `what` would build a list of `elements` elements, more than
 /// [`MAX_LIST_ELEMENTS`] or more than the evaluation's allowance has left.
 pub fn check_elements(what: &str, elements: u128) -> Result<()> {
