@@ -460,7 +460,13 @@ impl Program {
     /// Evaluates the expression against the variables of an activation.
     #[inline]
     pub fn eval(&self, activation: &dyn Activation) -> Result<Value, Error> {
-        self.run(activation, None).0.result
+        // The result alone, not moved through `run`'s tuple (each move of a freshly written
+        // value is read back in wider loads than it was written with, and stalls).
+        let limit = self.effective_limit();
+        match self.native() {
+            Some(j) => j.eval_interruptible(activation, limit, None).result,
+            None => self.interpret(activation, limit, None).result,
+        }
     }
 
     /// Evaluates, also returning the evaluation's details (its cost), which are reported
