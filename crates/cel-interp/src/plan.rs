@@ -198,6 +198,12 @@ impl PlanEnv {
 pub struct CallTarget(pub(crate) Dispatch);
 
 impl CallTarget {
+    /// Whether the call may reach a host's implementation, which only the call itself can
+    /// answer for.
+    pub fn may_reach_outside(&self) -> bool {
+        self.0.may_reach_outside()
+    }
+
     /// Calls the implementation that applies to the arguments (receiver first).
     pub fn call(&self, args: &[Value]) -> Result<Value, Error> {
         match &self.0 {

@@ -39,8 +39,8 @@ use crate::abi::{
 };
 use crate::shims::{
     CallSite, ConcatSite, CostSite, ERR_DIVIDE_BY_ZERO, ERR_INT_OVERFLOW, ERR_MODULUS_BY_ZERO,
-    ERR_NAN, ERR_NO_SUCH_ATTRIBUTE, ERR_NO_SUCH_OVERLOAD, ERR_UINT_OVERFLOW, FieldSite, RegexSite,
-    ResidualSite, SetSite, Shim, StructSite, VarSite,
+    ERR_NAN, ERR_NO_SUCH_ATTRIBUTE, ERR_NO_SUCH_OVERLOAD, ERR_UINT_OVERFLOW, FieldSite, KeyInSite,
+    RegexSite, ResidualSite, SetSite, Shim, StructSite, VarSite,
 };
 
 /// The error handle bit marking an error raised inline: bits 26..31 hold its kind, bits
@@ -218,6 +218,7 @@ fn emit_with(
             blocks: Vec::new(),
             vals: vec![None; func.types.len()],
             scalar_consts: HashMap::new(),
+            const_strings: HashMap::new(),
             boxed_ints: HashSet::new(),
             const_sizes: HashMap::new(),
             no_errs: HashSet::new(),
@@ -312,6 +313,8 @@ struct Emitter<'a, 'f> {
     blocks: Vec<cl::Block>,
     vals: Vec<Option<cl::Value>>,
     scalar_consts: HashMap<cel_ir::Value, Scalar>,
+    /// The IR values that are constant strings, and their text.
+    const_strings: HashMap<cel_ir::Value, Arc<str>>,
     /// Values that are boxed `int` constants.
     boxed_ints: HashSet<cel_ir::Value>,
     /// The cost-model size of values that are constants.
@@ -1132,6 +1135,9 @@ impl Emitter<'_, '_> {
                 let v = self.constant(*k)?;
                 self.const_sizes
                     .insert(r[0], cel_interp::ops::actual_size(&v));
+                if let Value::String(text) = &v {
+                    self.const_strings.insert(r[0], text.clone());
+                }
                 let p = self.keep_value(v);
                 let c = self.ptr_const(p);
                 self.def(r[0], c);
@@ -1458,6 +1464,28 @@ impl Emitter<'_, '_> {
         Ok(self.b.ins().bor(absent, null))
     }
 
+    /// For `'key' in container` where `@in` resolved to the standard library's `in_map`
+    /// (and perhaps `in_list`) and to nothing a host defined: the constant key, which
+    /// `cel_rt_key_in` looks up in a map itself (the standard library's `in_map` answers, for
+    /// a string key, whether the map has it); other containers still go through the call.
+    fn constant_key_in(
+        &self,
+        function: &str,
+        ids: &[&str],
+        target: &cel_interp::CallTarget,
+        args: &[cel_ir::Value],
+    ) -> Option<Arc<str>> {
+        use cel_types::overloads::{IN_LIST, IN_MAP};
+        let [key, _] = args else {
+            return None;
+        };
+        let applies = function == cel_syntax::operators::IN
+            && ids.contains(&IN_MAP)
+            && ids.iter().all(|o| matches!(*o, IN_LIST | IN_MAP))
+            && !target.may_reach_outside();
+        self.const_strings.get(key).filter(|_| applies).cloned()
+    }
+
     /// Calls that leave generated code: library functions, constant regexes and residual
     /// subtrees run by the interpreter.
     fn call_inst(&mut self, inst: &cel_ir::Inst) -> Result<(), JitError> {
@@ -1475,6 +1503,21 @@ impl Emitter<'_, '_> {
                 let target = self
                     .env
                     .dispatch_checked(&ids, function, *member, a.len(), *dynamic);
+                if let Some(key) = self.constant_key_in(function, &ids, &target, a) {
+                    let hash = MapHasher::hash_key(KeyRef::String(&key));
+                    let site = self.data.keep(KeyInSite {
+                        call: CallSite { target, expr },
+                        key: Value::String(key),
+                        hash,
+                        slots: Default::default(),
+                    });
+                    let s = self.ptr_const(site);
+                    let container = self.v(a[1])?;
+                    let (v, e) = self.call2(Shim::cel_rt_key_in, &[s, container])?;
+                    self.def(r[0], v);
+                    self.def(r[1], e);
+                    return Ok(());
+                }
                 let site = self.data.keep(CallSite { target, expr });
                 let s = self.ptr_const(site);
                 let mut args = Vec::with_capacity(a.len());

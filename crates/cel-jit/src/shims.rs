@@ -99,6 +99,17 @@ pub(crate) struct StructSite {
     pub expr: i64,
 }
 
+/// `'key' in container`, `@in` resolved to the standard library's `in_map` (and perhaps
+/// `in_list`) with a constant string: the key hashed once, and the call for containers
+/// other than maps.
+pub(crate) struct KeyInSite {
+    pub call: CallSite,
+    pub key: Value,
+    pub hash: u64,
+    /// Where the key was in the last map.
+    pub slots: cel_runtime::object::SlotCache,
+}
+
 /// `matches` with a constant pattern, compiled once.
 pub(crate) struct RegexSite {
     pub regex: Result<Arc<cel_runtime::regex::Matcher>>,
@@ -147,6 +158,7 @@ abi_pointer!(
     VarSite,
     FieldSite,
     CallSite,
+    KeyInSite,
     CostSite,
     RegexSite,
     SetSite,
@@ -620,6 +632,19 @@ shims! {
     fn cel_rt_call2(ctx, site_ptr: *const CallSite, a: *const Value, b: *const Value) -> *const Value {
         let s = site(site_ptr);
         put(ctx, s.target.call2(val(a), val(b)).map_err(|e| e.at(s.expr)))
+    }
+
+    /// `'key' in container` ([`KeyInSite`]): a map's answer in place, anything else the
+    /// call's.
+    fn cel_rt_key_in(ctx, site_ptr: *const KeyInSite, container: *const Value) -> *const Value {
+        let s = site(site_ptr);
+        if let (Value::String(key), Value::Map(m)) = (&s.key, val(container)) {
+            set_err(ctx, 0);
+            let found = cel_runtime::compare::in_map_str(key, s.hash, m, &s.slots);
+            return if found { &TRUE_VALUE } else { &FALSE_VALUE };
+        }
+        let r = s.call.target.call2(&s.key, val(container));
+        put(ctx, r.map_err(|e| e.at(s.call.expr)))
     }
 
     /// A call with three arguments.

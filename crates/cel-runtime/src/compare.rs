@@ -250,6 +250,14 @@ pub fn in_map(key: &Value, map: &MapValue) -> bool {
     matches!(map.get(key), Ok(Some(_)))
 }
 
+/// [`in_map`] for a string key whose hash was computed ahead ([`crate::MapHasher::hash_key`]),
+/// looked for first where `cache` found it in the last map (see
+/// [`object::SlotCache::get_in_map`]): `'app' in self.metadata.labels`.
+#[inline]
+pub fn in_map_str(key: &str, hash: u64, map: &MapValue, cache: &object::SlotCache) -> bool {
+    cache.get_in_map(map, hash, key).is_some()
+}
+
 /// Adds an entry whose key must be new, as the two-variable comprehension transforms do:
 /// "insert failed: key 1 already exists" when the map has the key (numerically equal keys
 /// count as the same), "unsupported key type" for a value that cannot be a key.

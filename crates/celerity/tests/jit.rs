@@ -387,3 +387,63 @@ fn size_dependent_charges_on_dynamic_values_are_the_interpreters() {
     // Some charges are past the scalar fast path: `long == long` costs 2 + 10.
     assert!(measured > 0);
 }
+
+/// `'key' in container` with a constant key is looked up in a map by native code itself,
+/// the key hashed once and looked for first where it was in the last map: the answers are
+/// the interpreter's for maps of any key order, evaluated one after the other through the
+/// same programs, and for every other container (which the call answers).
+#[test]
+fn constant_keys_in_containers_are_the_interpreters() {
+    let env = env();
+    let data = |order: &[(&str, serde_json::Value)]| {
+        let map: serde_json::Map<String, serde_json::Value> = order
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        let fields = serde_json::json!({
+            "map": map, "list": ["k", "a", ""], "nolist": [], "text": "k", "int": 7,
+            "nothing": null,
+        });
+        vars()
+            .with("self", celerity::value_from_json(&fields).unwrap())
+            .with(
+                "m",
+                celerity::value_from_json(&serde_json::Value::Object(map)).unwrap(),
+            )
+    };
+    let one = serde_json::json!(1);
+    let orders = [
+        data(&[("k", one.clone()), ("a", one.clone()), ("", one.clone())]),
+        data(&[("a", one.clone()), ("", one.clone()), ("k", one.clone())]),
+        data(&[("z", one.clone())]),
+        data(&[]),
+        data(&[("k", serde_json::Value::Null), ("kk", one.clone())]),
+    ];
+    let mut failures = Vec::new();
+    let mut found = 0;
+    for container in [
+        "m",
+        "self.map",
+        "self.list",
+        "self.nolist",
+        "self.text",
+        "self.int",
+        "self.nothing",
+        "self.missing",
+        "dyn(m)",
+    ] {
+        for key in ["'k'", "'a'", "''", "'missing'", "'é'"] {
+            let expr = format!("{key} in {container}");
+            let (i, j) = programs(&env, &expr);
+            for vars in orders.iter().chain(orders.iter().rev()) {
+                let (x, y) = (outcome(&i, vars), outcome(&j, vars));
+                found += usize::from(x.starts_with("true"));
+                if x != y {
+                    failures.push(format!("{expr}\n  interpreter: {x}\n  jit: {y}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(found > 0);
+}
