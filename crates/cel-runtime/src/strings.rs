@@ -66,18 +66,39 @@ pub fn contains(s: &str, sub: &str) -> bool {
 /// `s.startsWith(prefix)`.
 #[inline]
 pub fn starts_with(s: &str, prefix: &str) -> bool {
-    s.as_bytes().starts_with(prefix.as_bytes())
+    s.as_bytes()
+        .get(..prefix.len())
+        .is_some_and(|head| bytes_equal(head, prefix.as_bytes()))
 }
 
 /// `s.endsWith(suffix)`.
 #[inline]
 pub fn ends_with(s: &str, suffix: &str) -> bool {
-    s.as_bytes().ends_with(suffix.as_bytes())
+    s.len()
+        .checked_sub(suffix.len())
+        .is_some_and(|at| bytes_equal(&s.as_bytes()[at..], suffix.as_bytes()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prefixes_and_suffixes() {
+        for (s, t) in [
+            ("", ""),
+            ("abc", ""),
+            ("", "a"),
+            ("héllo", "hé"),
+            ("ab", "abc"),
+        ] {
+            assert_eq!(starts_with(s, t), s.starts_with(t), "{s:?} {t:?}");
+            assert_eq!(ends_with(s, t), s.ends_with(t), "{s:?} {t:?}");
+        }
+        let long = "x".repeat(40) + "yz";
+        assert!(starts_with(&long, &"x".repeat(20)) && !starts_with(&long, "xy"));
+        assert!(ends_with(&long, "xxyz") && !ends_with(&long, "xz"));
+    }
 
     #[test]
     fn bytes_equal_sees_every_byte_at_every_length() {
