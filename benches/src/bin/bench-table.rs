@@ -1,8 +1,9 @@
 //! Prints the README's benchmark table from criterion's results (`target/criterion`, written
 //! by `cargo bench -p benches`): median ns per evaluation on the interpreter, on the JIT with
 //! and without cost tracking and with the value written into a slot (`Program::eval_into`),
-//! both with `self` typed by a schema (returned and into a slot), the speed-up, and the median compile time; then the
-//! hand-written Rust of three cases beside Celerity's native code for them.
+//! both with `self` typed by a schema (returned and into a slot), the speed-up, and the
+//! median compile time; then the hand-written Rust of three cases beside Celerity's native
+//! code for them.
 
 #![forbid(unsafe_code)]
 

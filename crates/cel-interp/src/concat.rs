@@ -186,10 +186,10 @@ impl ConcatCompare {
     /// [`ConcatCompare::eval`] when every operand is a string and no hook applies, the case
     /// of nearly every evaluation: one pass over the pieces that measures each once, with
     /// the cost formulas applied to plain numbers. `None` sends anything else (a hook, a
-    /// failed or non-string operand, a step over the limits: then nothing was taken from
-    /// the evaluation's allowance) to [`ConcatCompare::eval`],
-    /// which gives its error and cost. The pieces come as an iterator, walked twice, so that
-    /// a caller holding them in another form need not gather them first.
+    /// failed or non-string operand, a step over the limits, for which nothing was taken
+    /// from the evaluation's allowance) to [`ConcatCompare::eval`], which gives its error
+    /// and cost. The pieces come as an iterator, walked twice, so that a caller holding
+    /// them in another form need not gather them first.
     #[inline]
     pub fn eval_strings<'v>(
         &self,

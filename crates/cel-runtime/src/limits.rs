@@ -118,11 +118,12 @@ pub fn check_bytes(what: &str, bytes: u128) -> Result<()> {
     spend(what, bytes)
 }
 
-/// For values built one after the other, the largest of `largest` bytes and `total` bytes
-/// together: takes `total` from the running evaluation's allowance when each fits
-/// [`MAX_RESULT_BYTES`] and together they fit what is left, as [`check_bytes`] on each
-/// would; otherwise takes nothing and answers `false` (the caller then builds them one by
-/// one, with [`check_bytes`] giving the error of the one that does not fit).
+/// [`check_bytes`] for several values built one after the other, all or nothing: `largest`
+/// is the largest one's size and `total` their sizes added up. When each fits
+/// [`MAX_RESULT_BYTES`] and together they fit what the running evaluation's allowance has
+/// left, takes `total` from it and answers `true`; otherwise takes nothing and answers
+/// `false` (the caller then builds them one by one, and [`check_bytes`] gives the error of
+/// the one that does not fit).
 #[inline]
 pub fn try_spend_bytes(largest: u128, total: u128) -> bool {
     if largest > MAX_RESULT_BYTES as u128 {

@@ -508,7 +508,7 @@ impl MapValue {
         let i = self.entries.raw_entry_v1().index_from_hash(hash, |k| {
             matches!(k, Key::String(k) if crate::strings::bytes_equal(k.as_bytes(), key.as_bytes()))
         })?;
-        Some((i, &self.entries[i]))
+        self.entries.get_index(i).map(|(_, v)| (i, v))
     }
 
     /// A string-keyed lookup (field selection).
