@@ -106,6 +106,11 @@ fn flags() -> MemFlagsData {
     MemFlagsData::trusted()
 }
 
+/// Whether `func` has a loop (a comprehension).
+pub(crate) fn has_loop(func: &Function) -> bool {
+    !order(func).1.is_empty()
+}
+
 /// Blocks in reverse post-order from the entry, and the edges that go back to a block on
 /// the current path (loop back-edges).
 fn order(func: &Function) -> (Vec<usize>, HashSet<(usize, usize)>) {

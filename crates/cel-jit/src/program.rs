@@ -60,14 +60,53 @@ impl Default for JitOptions {
     }
 }
 
-/// The host's instruction set with our settings, made once per process: optimised
-/// (Cranelift's mid-end and its backtracking register allocator) or, for `fast_compile`,
-/// without the mid-end and with the single-pass allocator (about half the compile time,
-/// somewhat slower code).
-fn isa(fast_compile: bool) -> Result<OwnedTargetIsa, JitError> {
+/// How much work Cranelift puts into a function, chosen by measurement (stop 27, on the 14
+/// benchmark cases): its mid-end (e-graph rewriting, alias analysis) is about a fifth of the
+/// time to make a program, and makes straight-line code no faster (within 2%: that code is
+/// calls to helpers and inline tag tests); it pays in loops (3–5%) and where it turns an
+/// integer division by a constant into shifts and multiplications (9% on `int_arith`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tier {
+    /// The mid-end and the backtracking register allocator.
+    Optimised,
+    /// The backtracking register allocator without the mid-end.
+    Plain,
+    /// Neither (`fast_compile`): about half the compile time, somewhat slower code.
+    Fast,
+}
+
+impl Tier {
+    /// The tier for `func`: the mid-end only where it was measured to pay.
+    fn of(func: &cel_ir::Function, fast_compile: bool) -> Tier {
+        use cel_ir::{ArithOp, Op};
+        if fast_compile {
+            return Tier::Fast;
+        }
+        let divides = func.blocks.iter().flat_map(|b| &b.insts).any(|i| {
+            matches!(
+                i.op,
+                Op::IntArith(ArithOp::Div | ArithOp::Rem)
+                    | Op::UintArith(ArithOp::Div | ArithOp::Rem)
+            )
+        });
+        if divides || crate::emit::has_loop(func) {
+            Tier::Optimised
+        } else {
+            Tier::Plain
+        }
+    }
+}
+
+/// The host's instruction set with our settings for a tier, made once per process.
+fn isa(tier: Tier) -> Result<OwnedTargetIsa, JitError> {
     static OPTIMISED: OnceLock<Result<OwnedTargetIsa, String>> = OnceLock::new();
+    static PLAIN: OnceLock<Result<OwnedTargetIsa, String>> = OnceLock::new();
     static FAST: OnceLock<Result<OwnedTargetIsa, String>> = OnceLock::new();
-    let cell = if fast_compile { &FAST } else { &OPTIMISED };
+    let cell = match tier {
+        Tier::Optimised => &OPTIMISED,
+        Tier::Plain => &PLAIN,
+        Tier::Fast => &FAST,
+    };
     cell.get_or_init(|| {
         let mut flags = settings::builder();
         let set = |f: &mut settings::Builder, k: &str, v: &str| {
@@ -76,11 +115,13 @@ fn isa(fast_compile: bool) -> Result<OwnedTargetIsa, JitError> {
         // `JITModule` requires non-PIC code and long-range calls to its imports.
         set(&mut flags, "is_pic", "false")?;
         set(&mut flags, "use_colocated_libcalls", "false")?;
-        if fast_compile {
-            set(&mut flags, "opt_level", "none")?;
-            set(&mut flags, "regalloc_algorithm", "single_pass")?;
-        } else {
-            set(&mut flags, "opt_level", "speed")?;
+        match tier {
+            Tier::Optimised => set(&mut flags, "opt_level", "speed")?,
+            Tier::Plain => set(&mut flags, "opt_level", "none")?,
+            Tier::Fast => {
+                set(&mut flags, "opt_level", "none")?;
+                set(&mut flags, "regalloc_algorithm", "single_pass")?;
+            }
         }
         // Profilers and debuggers can walk through generated frames.
         set(&mut flags, "preserve_frame_pointers", "true")?;
@@ -204,7 +245,10 @@ impl JitProgram {
             Some(v) => func.ty(*v),
             None => return Err(JitError::Codegen("no return".into())),
         };
-        let mut builder = JITBuilder::with_isa(isa(options.fast_compile)?, default_libcall_names());
+        let mut builder = JITBuilder::with_isa(
+            isa(Tier::of(&func, options.fast_compile))?,
+            default_libcall_names(),
+        );
         // Every import is a shim of the table; nothing is looked up in the process.
         builder.symbol_lookup_fn(Box::new(|name| Shim::by_name(name).map(|s| s.address())));
         let mut module = JITModule::new(builder);
@@ -618,5 +662,53 @@ impl State<'_> {
             .get(i)
             .cloned()
             .unwrap_or_else(|| Error::internal(format!("no error with handle {h}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cel_ir::{ArithOp, Builder, Op, Term, Ty};
+
+    use super::Tier;
+
+    /// `7 op 2`, returned; with `looping`, behind a block that branches back to itself.
+    fn function(op: Op, looping: bool) -> cel_ir::Function {
+        let mut b = Builder::new();
+        if looping {
+            let body = b.create_block();
+            b.jump(body, vec![]);
+            b.switch_to(body);
+            let again = b.inst1(Op::BoolConst(false), vec![], Ty::Bool, 1);
+            let exit = b.create_block();
+            b.branch(again, (body, vec![]), (exit, vec![]));
+            b.switch_to(exit);
+        }
+        let x = b.inst1(Op::IntConst(7), vec![], Ty::Int, 2);
+        let two = b.inst1(Op::IntConst(2), vec![], Ty::Int, 3);
+        let (value, err) = b.inst2(op, vec![x, two], Ty::Int, 4);
+        b.terminate(Term::Return { value, err });
+        b.finish()
+    }
+
+    #[test]
+    fn the_mid_end_runs_only_where_it_was_measured_to_pay() {
+        let straight = |op| Tier::of(&function(op, false), false);
+        assert_eq!(straight(Op::IntArith(ArithOp::Add)), Tier::Plain);
+        assert_eq!(straight(Op::IntArith(ArithOp::Mul)), Tier::Plain);
+        assert_eq!(straight(Op::UintArith(ArithOp::Sub)), Tier::Plain);
+        // Division by a constant becomes shifts and multiplications in the mid-end.
+        for op in [ArithOp::Div, ArithOp::Rem] {
+            assert_eq!(straight(Op::IntArith(op)), Tier::Optimised, "{op:?}");
+            assert_eq!(straight(Op::UintArith(op)), Tier::Optimised, "{op:?}");
+        }
+        // Loops (comprehensions) gain from it.
+        let add = Op::IntArith(ArithOp::Add);
+        assert_eq!(
+            Tier::of(&function(add.clone(), true), false),
+            Tier::Optimised
+        );
+        // `fast_compile` asks for neither the mid-end nor the backtracking allocator.
+        assert_eq!(Tier::of(&function(add.clone(), true), true), Tier::Fast);
+        assert_eq!(Tier::of(&function(add, false), true), Tier::Fast);
     }
 }
