@@ -228,6 +228,11 @@ pub enum Op {
     IsErr,
     /// A new error handle ("no such overload") attached to this instruction's expression.
     NoSuchOverload,
+    /// The error of a field read that repeats an earlier one (`passes::share_reads`): none
+    /// when the earlier read's error handle (the operand) is none, else the same error as the
+    /// repeated read raises, attached to this instruction's expression where the earlier
+    /// read attached it to its own, `from`.
+    ErrAgain { from: ExprId },
     /// A new list value from element values.
     MakeList,
     /// Adds an optional element (`[?e]`) to a list being built, in place: `(val, err)`.

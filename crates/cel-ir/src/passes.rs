@@ -1,12 +1,15 @@
 //! Passes over the IR: constant folding of scalar operations, simplification of the
-//! control flow the lowering's error checks leave ([`simplify_control_flow`]), and
+//! control flow the lowering's error checks leave ([`simplify_control_flow`]), sharing of
+//! repeated field and variable reads ([`share_reads`]), and
 //! aggregation of constant costs so that generated code adds each block's constant cost
 //! once.
 
 use crate::ir::{ArithOp, CmpOp, Function, Op, Ty, Value};
 
+mod shared_reads;
 mod simplify;
 
+pub use shared_reads::share_reads;
 pub use simplify::simplify_control_flow;
 
 /// Folds operations on constant scalars into constants (`1 + 2` → `3`), leaving alone any

@@ -81,6 +81,7 @@ fn op_text(op: &Op) -> String {
         Op::ErrOr => "err.or".into(),
         Op::IsErr => "is.err".into(),
         Op::NoSuchOverload => "err.no_such_overload".into(),
+        Op::ErrAgain { from } => format!("err.again #{from}"),
         Op::MakeList => "list.new".into(),
         Op::ListPushOpt => "list.push.opt".into(),
         Op::MapNew => "map.new".into(),

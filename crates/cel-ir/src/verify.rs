@@ -297,6 +297,9 @@ fn check_types(
         Op::Box => args.len() == 1 && t(&args[0]) != Ty::Val && t(&args[0]) != Ty::Err,
         Op::ErrOr => all(Ty::Err) && args.len() == 2,
         Op::IsErr => all(Ty::Err) && args.len() == 1,
+        Op::ErrAgain { .. } => {
+            all(Ty::Err) && args.len() == 1 && results.len() == 1 && t(&results[0]) == Ty::Err
+        }
         Op::Call { .. }
         | Op::MakeList
         | Op::ListPushOpt

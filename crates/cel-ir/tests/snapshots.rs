@@ -207,6 +207,8 @@ const CHECKED_ON_ENTRY: &[&str] = &[
     "self.replicas <= self.max",
     "b && x > 0",
     "l.all(i, i > 0)",
+    // Repeated reads shared: `self.spec` read once, the repeats `err.again`.
+    "self.spec.min <= self.spec.n && self.spec.n <= 10",
 ];
 
 #[test]

@@ -500,6 +500,32 @@ impl Emitter<'_, '_> {
         Ok(self.b.inst_results(inst)[0])
     }
 
+    /// `err.again`: no error when `h` is none, else (in a cold block) the error of `h`
+    /// attached to `expr` where it was attached to `from`.
+    fn err_again(
+        &mut self,
+        h: cl::Value,
+        from: ExprId,
+        expr: ExprId,
+    ) -> Result<cl::Value, JitError> {
+        let failed = self.icmp_c(IntCC::NotEqual, h, 0);
+        let again = self.b.create_block();
+        self.b.set_cold_block(again);
+        let join = self.b.create_block();
+        let out = self.b.append_block_param(join, types::I32);
+        let none = self.iconst(types::I32, 0);
+        self.b
+            .ins()
+            .brif(failed, again, &[], join, &[BlockArg::Value(none)]);
+        self.b.switch_to_block(again);
+        let from = self.iconst(types::I64, from);
+        let to = self.iconst(types::I64, expr);
+        let moved = self.call(Shim::cel_rt_err_again, &[h, from, to])?;
+        self.b.ins().jump(join, &[BlockArg::Value(moved)]);
+        self.b.switch_to_block(join);
+        Ok(out)
+    }
+
     /// The error handle the last fallible shim left.
     fn err_out(&mut self) -> cl::Value {
         let ctx = self.ctx();
@@ -1083,6 +1109,7 @@ impl Emitter<'_, '_> {
             Op::ConcatCompare { negate, steps } => self.concat_compare(inst, *negate, steps),
             Op::ErrOr
             | Op::IsErr
+            | Op::ErrAgain { .. }
             | Op::NoSuchOverload
             | Op::LogicalAnd
             | Op::LogicalOr
@@ -1777,6 +1804,12 @@ impl Emitter<'_, '_> {
             }
             Op::NoSuchOverload => {
                 let h = self.iconst(types::I32, inline_error(ERR_NO_SUCH_OVERLOAD, expr));
+                self.def(r[0], h);
+            }
+            Op::ErrAgain { .. } if self.no_errs.contains(&a[0]) => self.def_no_err(r[0]),
+            Op::ErrAgain { from } => {
+                let h = self.v(a[0])?;
+                let h = self.err_again(h, *from, expr)?;
                 self.def(r[0], h);
             }
             Op::LogicalAnd | Op::LogicalOr => {

@@ -543,6 +543,17 @@ shims! {
         }
     }
 
+    /// `err.again`: the error of handle `h` as a repeated field read raises it, attached
+    /// to `to` where the first read attached it to `from`.
+    fn cel_rt_err_again(ctx, h: u32, from: i64, to: i64) -> u32 {
+        let st = state(ctx);
+        let mut e = st.take_error(h);
+        if e.expr_id == from {
+            e.expr_id = to;
+        }
+        st.error(e)
+    }
+
     /// An `int` as a value.
     fn cel_rt_box_int(ctx, x: i64) -> *const Value {
         state(ctx).arena.alloc(Value::Int(x))

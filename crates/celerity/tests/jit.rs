@@ -447,3 +447,66 @@ fn constant_keys_in_containers_are_the_interpreters() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(found > 0);
 }
+
+/// A field read that an identical read always precedes takes that read's value
+/// (`cel_ir::passes::share_reads`): the values, errors (each at its own expression) and
+/// costs are the interpreter's whether the fields are there, missing, `null` or of another
+/// kind, on both sides of `&&`, `||` and `?:`, and inside and after loops.
+#[test]
+fn repeated_reads_are_the_interpreters() {
+    let env = env();
+    let exprs = [
+        "self.spec.min <= self.spec.n && self.spec.n <= self.spec.max",
+        "self.spec.n > 0 || self.spec.n < 0 || self.spec.n == 0",
+        "self.spec.n > 0 && self.spec.n < 0",
+        "[1, 2].all(x, self.spec.n > x) || self.spec.n == 0",
+        "self.spec.n == 1 ? self.spec.n : self.spec.min",
+        "self.list.exists(e, e == self.spec.n) && self.list.size() > self.spec.n",
+        "self.list.map(e, self.spec.n + e).filter(e, e > self.spec.min)",
+        "has(self.spec.n) && self.spec.n > self.spec.min",
+        "self.spec.n.x == self.spec.n.x || m.a == m.a + 0",
+        "self.list.all(e, self.list.exists(f, f == e && self.spec.n > 0))",
+        // The first read's error is absorbed, the repeat's is the result: at its own place.
+        "(self.spec.n > 0 || true) && self.spec.n == 1",
+        "[self.spec.n > 0 || self.spec.min > 0, self.spec.n, self.spec]",
+        "self.list.exists(e, self.spec.n > e) || true ? self.spec.n : 0",
+    ];
+    let data = [
+        serde_json::json!({"spec": {"min": 1, "n": 3, "max": 5}, "list": [1, 3]}),
+        serde_json::json!({"spec": {"min": 1, "max": 5}, "list": [1, 3]}),
+        serde_json::json!({"spec": {"min": 1, "n": {"x": 1}, "max": 5}, "list": []}),
+        serde_json::json!({"spec": null, "list": [2]}),
+        serde_json::json!({"spec": "text", "list": [1]}),
+        serde_json::json!({"list": [1, 2, 3]}),
+        serde_json::json!({"spec": {"n": 0}}),
+    ];
+    let vars: Vec<MapActivation> = data
+        .iter()
+        .map(|d| vars().with("self", celerity::value_from_json(d).unwrap()))
+        .collect();
+    let mut failures = Vec::new();
+    let mut errors = 0;
+    for expr in exprs {
+        let (i, j) = programs(&env, expr);
+        for v in vars.iter().chain(vars.iter().rev()) {
+            let (x, y) = (outcome(&i, v), outcome(&j, v));
+            errors += usize::from(x.starts_with("error"));
+            if x != y {
+                failures.push(format!("{expr}\n  interpreter: {x}\n  jit: {y}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(errors > 20, "the data makes reads fail: {errors} errors");
+    // The reads are shared: `self.spec` is read once, `self.spec.n` once, each repeat an
+    // `err.again`.
+    let ast = env.compile(exprs[0]).unwrap();
+    let options = ProgramOptions::default()
+        .backend(Backend::Jit)
+        .keep_code_text(true);
+    let program = env.program_with(&ast, options).unwrap();
+    let ir = program.ir_text().expect("the IR kept");
+    assert_eq!(ir.matches("select \"spec\"").count(), 1, "{ir}");
+    assert_eq!(ir.matches("select \"n\"").count(), 1, "{ir}");
+    assert_eq!(ir.matches("err.again").count(), 4, "{ir}");
+}

@@ -64,6 +64,11 @@ const EXPRESSIONS: &[&str] = &[
     "dyn(self).filter(k, k != 'ratio').size()",
     "dyn(self.spec).all(k, dyn(self).exists(j, j != k))",
     "dyn(self).map(k, dyn(self.spec).map(j, k + j))",
+    // Repeated reads, shared (`share_reads`): the repeat's error at its own place.
+    "self.spec.min <= self.replicas && self.replicas <= self.spec.min + 10",
+    "(self.replicas > 0 || true) && self.replicas < self.spec.min",
+    "self.items.exists(i, i.n > 1 && i.n < self.replicas) || self.items.size() > self.replicas",
+    "self.spec.tags.size() > 0 && self.spec.tags[0] == self.name && self.name != ''",
 ];
 
 /// Data for the schema: complete, then with fields absent, `null` or of the wrong type

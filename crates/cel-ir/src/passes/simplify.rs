@@ -48,10 +48,10 @@ pub fn simplify_control_flow(func: &mut Function, never_errors: &[Value]) {
 
 /// Values replaced by others (a value that is always equal to an earlier one).
 #[derive(Default)]
-struct Renames(HashMap<Value, Value>);
+pub(super) struct Renames(HashMap<Value, Value>);
 
 impl Renames {
-    fn add(&mut self, from: Value, to: Value) {
+    pub(super) fn add(&mut self, from: Value, to: Value) {
         if from != to {
             self.0.insert(from, to);
         }
@@ -59,7 +59,7 @@ impl Renames {
 
     /// The value `v` stands for, following chains, each of which is then shortened to one
     /// step (so that every rename is followed a bounded number of times in all).
-    fn resolve(&mut self, v: Value) -> Value {
+    pub(super) fn resolve(&mut self, v: Value) -> Value {
         let mut end = v;
         let mut steps = 0;
         while let Some(next) = self.0.get(&end) {
@@ -82,7 +82,7 @@ impl Renames {
     }
 
     /// Rewrites every use in the function.
-    fn apply(&mut self, func: &mut Function) {
+    pub(super) fn apply(&mut self, func: &mut Function) {
         if self.0.is_empty() {
             return;
         }
@@ -589,6 +589,7 @@ fn is_pure(op: &Op) -> bool {
             | Op::NoErr
             | Op::IsErr
             | Op::ErrOr
+            | Op::ErrAgain { .. }
             | Op::Copy
             | Op::Not
             | Op::BoolAnd
