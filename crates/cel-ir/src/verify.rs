@@ -22,8 +22,9 @@ impl std::fmt::Display for VerifyError {
 
 impl std::error::Error for VerifyError {}
 
-/// Immediate dominators by the iterative algorithm over reverse post-order.
-fn dominators(func: &Function) -> Vec<Option<usize>> {
+/// Immediate dominators by the iterative algorithm over reverse post-order: the entry's is
+/// itself, an unreachable block's `None`.
+pub(crate) fn dominators(func: &Function) -> Vec<Option<usize>> {
     let n = func.blocks.len();
     let order = func.reverse_post_order();
     let mut rpo_index = vec![usize::MAX; n];
@@ -86,14 +87,7 @@ struct DomTree {
 impl DomTree {
     fn new(idom: &[Option<usize>]) -> DomTree {
         let n = idom.len();
-        let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for (b, d) in idom.iter().enumerate() {
-            if let Some(p) = d
-                && *p != b
-            {
-                children[*p].push(b);
-            }
-        }
+        let children = dominator_children(idom);
         let mut enter = vec![usize::MAX; n];
         let mut leave = vec![0; n];
         let mut clock = 0;
@@ -119,6 +113,19 @@ impl DomTree {
             && self.enter[a] <= self.enter[b]
             && self.leave[b] <= self.leave[a]
     }
+}
+
+/// The children of each block in the dominator tree given by [`dominators`].
+pub(crate) fn dominator_children(idom: &[Option<usize>]) -> Vec<Vec<usize>> {
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); idom.len()];
+    for (b, d) in idom.iter().enumerate() {
+        if let Some(p) = d
+            && *p != b
+        {
+            children[*p].push(b);
+        }
+    }
+    children
 }
 
 /// Checks a function.

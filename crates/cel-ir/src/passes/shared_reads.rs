@@ -18,11 +18,9 @@
 //! one asks the host nothing and cannot fail); otherwise each read asks the host, which may
 //! charge for it, and stays.
 //!
-//! Reads are matched along the dominator tree, walked with an explicit stack and a table of
-//! the reads that dominate the current point: linear in the function's size once the
-//! dominators are known. They are computed by the iterative algorithm of Cooper, Harvey and
-//! Kennedy, which settles in a few rounds on the structured control flow the lowering
-//! produces; a function that has not settled after [`MAX_ROUNDS`] is left as it is.
+//! Reads are matched along the dominator tree (the verifier's), walked with an explicit
+//! stack and a table of the reads that dominate the current point: linear in the function's
+//! size once the dominators are known.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -30,10 +28,8 @@ use std::sync::Arc;
 use cel_syntax::ExprId;
 
 use super::simplify::Renames;
-use crate::ir::{Function, Inst, Op, Term, Value};
-
-/// The most rounds of the dominator computation before the pass gives up on a function.
-const MAX_ROUNDS: usize = 64;
+use crate::ir::{Function, Inst, Op, Value};
+use crate::verify::{dominator_children, dominators};
 
 /// What a read reads.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -59,10 +55,10 @@ struct First {
 /// Shares repeated reads in `func` (see the module's documentation). `variables` says
 /// whether variables may be shared (the backend resolves them all on entry).
 pub fn share_reads(func: &mut Function, variables: bool) {
-    let order = func.reverse_post_order();
-    let Some(children) = dominator_tree(func, &order) else {
+    if func.blocks.is_empty() {
         return;
-    };
+    }
+    let children = dominator_children(&dominators(func));
     let mut firsts: HashMap<Read, First> = HashMap::new();
     // What each entered block added to `firsts`, undone when its subtree is left.
     let mut added: Vec<Read> = Vec::new();
@@ -71,7 +67,7 @@ pub fn share_reads(func: &mut Function, variables: bool) {
         Enter(usize),
         Leave(usize),
     }
-    let mut stack: Vec<Step> = order.first().map(|&b| Step::Enter(b)).into_iter().collect();
+    let mut stack = vec![Step::Enter(0)];
     while let Some(step) = stack.pop() {
         match step {
             Step::Leave(mark) => {
@@ -147,79 +143,4 @@ fn share(
             })
         }
     }
-}
-
-/// The children of each block in the dominator tree of the blocks in `order` (the reachable
-/// ones, in reverse post-order), or `None` when the computation does not settle in
-/// [`MAX_ROUNDS`] rounds.
-fn dominator_tree(func: &Function, order: &[usize]) -> Option<Vec<Vec<usize>>> {
-    let n = func.blocks.len();
-    let mut rank = vec![usize::MAX; n];
-    for (i, &b) in order.iter().enumerate() {
-        rank[b] = i;
-    }
-    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for &b in order {
-        for s in func.blocks[b].term.iter().flat_map(Term::successors) {
-            let s = s.0 as usize;
-            if s < n && rank[s] != usize::MAX {
-                preds[s].push(b);
-            }
-        }
-    }
-    let &entry = order.first()?;
-    let mut idom: Vec<Option<usize>> = vec![None; n];
-    idom[entry] = Some(entry);
-    let mut settled = false;
-    for _ in 0..MAX_ROUNDS {
-        let mut changed = false;
-        for &b in &order[1..] {
-            let mut new: Option<usize> = None;
-            for &p in &preds[b] {
-                if idom[p].is_none() {
-                    continue;
-                }
-                new = Some(match new {
-                    None => p,
-                    Some(x) => common_dominator(x, p, &idom, &rank)?,
-                });
-            }
-            if new != idom[b] {
-                idom[b] = new;
-                changed = true;
-            }
-        }
-        if !changed {
-            settled = true;
-            break;
-        }
-    }
-    if !settled {
-        return None;
-    }
-    let mut children = vec![Vec::new(); n];
-    for &b in &order[1..] {
-        children[idom[b]?].push(b);
-    }
-    Some(children)
-}
-
-/// The nearest common dominator of `a` and `b` as far as `idom` knows (the two-finger walk
-/// up the tree by reverse post-order rank); `None` when the walk meets a block without a
-/// dominator yet, which a settled computation never leaves.
-fn common_dominator(
-    mut a: usize,
-    mut b: usize,
-    idom: &[Option<usize>],
-    rank: &[usize],
-) -> Option<usize> {
-    while a != b {
-        while rank[a] > rank[b] {
-            a = idom[a]?;
-        }
-        while rank[b] > rank[a] {
-            b = idom[b]?;
-        }
-    }
-    Some(a)
 }
