@@ -68,6 +68,28 @@ fn outcome(p: &Program, vars: &MapActivation) -> String {
     format!("{r} (cost {})", d.actual_cost)
 }
 
+/// Runs each expression on both backends over `activations`, in order, through the same two
+/// programs: the interpreter's outcomes, and a line for each outcome native code differs on.
+fn against_interpreter<S: AsRef<str>>(
+    env: &Env,
+    exprs: &[S],
+    activations: &[&MapActivation],
+) -> (Vec<String>, Vec<String>) {
+    let (mut outcomes, mut failures) = (Vec::new(), Vec::new());
+    for expr in exprs {
+        let expr = expr.as_ref();
+        let (i, j) = programs(env, expr);
+        for vars in activations {
+            let (x, y) = (outcome(&i, vars), outcome(&j, vars));
+            if x != y {
+                failures.push(format!("{expr}\n  interpreter: {x}\n  jit: {y}"));
+            }
+            outcomes.push(x);
+        }
+    }
+    (outcomes, failures)
+}
+
 const EXPRS: &[&str] = &[
     "true",
     // A binding first read inside a loop whose iteration also keeps an inner loop's list:
@@ -354,10 +376,9 @@ fn size_dependent_charges_on_dynamic_values_are_the_interpreters() {
         .collect();
     names.push("missing");
     let vars = vars().with("self", celerity::value_from_json(&fields).unwrap());
-    let mut failures = Vec::new();
-    let mut measured = 0;
+    let mut exprs = Vec::new();
     for a in &names {
-        let mut exprs = vec![
+        exprs.extend([
             format!("self.{a} == 'abcdefghijkl'"),
             format!("self.{a} == ''"),
             // Short constants: 1 unless the other side is empty, tested inline for text.
@@ -368,23 +389,20 @@ fn size_dependent_charges_on_dynamic_values_are_the_interpreters() {
             format!("'abcdef' + self.{a}"),
             format!("b'abcdef' + bytes(self.{a})"),
             format!("bytes(self.{a}) + b'abcdefgh'"),
-        ];
+        ]);
         for b in &names {
             exprs.push(format!("self.{a} == self.{b}"));
             exprs.push(format!("self.{a} < self.{b}"));
             exprs.push(format!("self.{a} + self.{b}"));
         }
-        for expr in exprs {
-            let (i, j) = programs(&env, &expr);
-            let (x, y) = (outcome(&i, &vars), outcome(&j, &vars));
-            measured += usize::from(x.ends_with("(cost 4)") || x.ends_with("(cost 13)"));
-            if x != y {
-                failures.push(format!("{expr}\n  interpreter: {x}\n  jit: {y}"));
-            }
-        }
     }
+    let (outcomes, failures) = against_interpreter(&env, &exprs, &[&vars]);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // Some charges are past the scalar fast path: `long == long` costs 2 + 10.
+    let measured = outcomes
+        .iter()
+        .filter(|x| x.ends_with("(cost 4)") || x.ends_with("(cost 13)"))
+        .count();
     assert!(measured > 0);
 }
 
@@ -419,8 +437,7 @@ fn constant_keys_in_containers_are_the_interpreters() {
         data(&[]),
         data(&[("k", serde_json::Value::Null), ("kk", one.clone())]),
     ];
-    let mut failures = Vec::new();
-    let mut found = 0;
+    let mut exprs = Vec::new();
     for container in [
         "m",
         "self.map",
@@ -433,19 +450,13 @@ fn constant_keys_in_containers_are_the_interpreters() {
         "dyn(m)",
     ] {
         for key in ["'k'", "'a'", "''", "'missing'", "'é'"] {
-            let expr = format!("{key} in {container}");
-            let (i, j) = programs(&env, &expr);
-            for vars in orders.iter().chain(orders.iter().rev()) {
-                let (x, y) = (outcome(&i, vars), outcome(&j, vars));
-                found += usize::from(x.starts_with("true"));
-                if x != y {
-                    failures.push(format!("{expr}\n  interpreter: {x}\n  jit: {y}"));
-                }
-            }
+            exprs.push(format!("{key} in {container}"));
         }
     }
+    let activations: Vec<&MapActivation> = orders.iter().chain(orders.iter().rev()).collect();
+    let (outcomes, failures) = against_interpreter(&env, &exprs, &activations);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(found > 0);
+    assert!(outcomes.iter().any(|x| x.starts_with("true")));
 }
 
 /// A field read that an identical read always precedes takes that read's value
@@ -484,19 +495,10 @@ fn repeated_reads_are_the_interpreters() {
         .iter()
         .map(|d| vars().with("self", celerity::value_from_json(d).unwrap()))
         .collect();
-    let mut failures = Vec::new();
-    let mut errors = 0;
-    for expr in exprs {
-        let (i, j) = programs(&env, expr);
-        for v in vars.iter().chain(vars.iter().rev()) {
-            let (x, y) = (outcome(&i, v), outcome(&j, v));
-            errors += usize::from(x.starts_with("error"));
-            if x != y {
-                failures.push(format!("{expr}\n  interpreter: {x}\n  jit: {y}"));
-            }
-        }
-    }
+    let activations: Vec<&MapActivation> = vars.iter().chain(vars.iter().rev()).collect();
+    let (outcomes, failures) = against_interpreter(&env, &exprs, &activations);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let errors = outcomes.iter().filter(|x| x.starts_with("error")).count();
     assert!(errors > 20, "the data makes reads fail: {errors} errors");
     // The reads are shared: `self.spec` is read once, `self.spec.n` once, each repeat an
     // `err.again`.
