@@ -101,6 +101,7 @@ pub fn compile_with(
         Vec::new()
     };
     passes::simplify_control_flow(&mut f, &never_errors);
+    passes::hoist_invariant_reads(&mut f, options.variables_checked_on_entry);
     passes::share_reads(&mut f, options.variables_checked_on_entry);
     passes::aggregate_costs(&mut f);
     verify(&f).map_err(CompileError::Verify)?;

@@ -1,14 +1,17 @@
 //! Passes over the IR: constant folding of scalar operations, simplification of the
-//! control flow the lowering's error checks leave ([`simplify_control_flow`]), sharing of
-//! repeated field and variable reads ([`share_reads`]), and
+//! control flow the lowering's error checks leave ([`simplify_control_flow`]), hoisting of
+//! loop-invariant field reads ([`hoist_invariant_reads`]), sharing of repeated field and
+//! variable reads ([`share_reads`]), and
 //! aggregation of constant costs so that generated code adds each block's constant cost
 //! once.
 
 use crate::ir::{ArithOp, CmpOp, Function, Op, Ty, Value};
 
+mod hoisted_reads;
 mod shared_reads;
 mod simplify;
 
+pub use hoisted_reads::hoist_invariant_reads;
 pub use shared_reads::share_reads;
 pub use simplify::simplify_control_flow;
 

@@ -209,6 +209,8 @@ const CHECKED_ON_ENTRY: &[&str] = &[
     "l.all(i, i > 0)",
     // Repeated reads shared: `self.spec` read once, the repeats `err.again`.
     "self.spec.min <= self.spec.n && self.spec.n <= 10",
+    // Loop-invariant reads hoisted: `self.spec.max` read before the loop, `err.again` in it.
+    "self.items.all(i, i.count <= self.spec.max)",
 ];
 
 #[test]

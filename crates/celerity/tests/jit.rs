@@ -512,3 +512,58 @@ fn repeated_reads_are_the_interpreters() {
     assert_eq!(ir.matches("select \"n\"").count(), 1, "{ir}");
     assert_eq!(ir.matches("err.again").count(), 4, "{ir}");
 }
+
+#[test]
+fn invariant_reads_are_hoisted_as_the_interpreter_reads_them() {
+    let env = env();
+    let exprs = [
+        "self.list.all(e, e <= self.spec.max)",
+        "self.list.exists(e, has(self.spec.n) && self.spec.n == e)",
+        "self.list.map(e, self.spec.min + e)",
+        "self.list.filter(e, e in self.set)",
+        "self.list.map(e, self.list.map(f, self.spec.min + e + f))",
+        "[1, 2].all(x, self.list.all(e, self.spec.max >= e + x))",
+        // The hoisted read's error outlives the values each iteration frees (the strings):
+        // it surfaces in a later iteration, or is absorbed by one.
+        "self.list.exists(e, string(e) + 'x' == '3x' && self.spec.gone > 0)",
+        "self.list.map(e, string(e) + 'x' == '3x' ? self.spec.gone : e)",
+        "self.list.exists(e, string(e) + 'x' == '1x' || self.spec.gone > 0)",
+        // Read before the loop too: shared after hoisting.
+        "self.spec.max > 0 && self.list.all(e, e < self.spec.max)",
+        "self.list.all(e, self.list.exists(f, f == e && self.spec.n.x > 0))",
+    ];
+    let data = [
+        serde_json::json!({"spec": {"min": 1, "n": 3, "max": 5}, "list": [1, 3], "set": [3]}),
+        serde_json::json!({"spec": {"min": 1, "max": 5}, "list": [1, 3], "set": []}),
+        serde_json::json!({"spec": {"min": 1, "n": {"x": 1}, "max": 5}, "list": []}),
+        serde_json::json!({"spec": null, "list": [2], "set": [2]}),
+        serde_json::json!({"spec": "text", "list": [1, 3]}),
+        serde_json::json!({"list": [1, 2, 3], "set": {"a": 1}}),
+        serde_json::json!({"spec": {"n": 0, "max": 2}, "list": [3, 1]}),
+    ];
+    let vars: Vec<MapActivation> = data
+        .iter()
+        .map(|d| vars().with("self", celerity::value_from_json(d).unwrap()))
+        .collect();
+    let activations: Vec<&MapActivation> = vars.iter().chain(vars.iter().rev()).collect();
+    let (outcomes, failures) = against_interpreter(&env, &exprs, &activations);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let errors = outcomes.iter().filter(|x| x.starts_with("error")).count();
+    assert!(errors > 30, "the data makes reads fail: {errors} errors");
+    // Both reads leave the loops, nested too: in them only `err.again` is left.
+    let ir = |expr: &str| {
+        let ast = env.compile(expr).unwrap();
+        let options = ProgramOptions::default()
+            .backend(Backend::Jit)
+            .keep_code_text(true);
+        let program = env.program_with(&ast, options).unwrap();
+        program.ir_text().expect("the IR kept").to_owned()
+    };
+    for expr in [exprs[0], exprs[5]] {
+        let ir = ir(expr);
+        let (before, in_loops) = ir.split_once("arena.mark").unwrap_or((&ir, ""));
+        assert!(before.contains("select \"max\""), "{ir}");
+        assert!(!in_loops.contains("select"), "{ir}");
+        assert!(in_loops.contains("err.again"), "{ir}");
+    }
+}

@@ -66,7 +66,7 @@ impl Renames {
             end = *next;
             steps += 1;
             if steps > self.0.len() {
-                break; // a cycle cannot arise (each rename points at an earlier value)
+                break; // a cycle cannot arise (a rename points at an earlier value, or at a fresh one)
             }
         }
         if steps > 1 {
