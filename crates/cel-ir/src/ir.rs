@@ -180,9 +180,11 @@ pub enum Op {
     Index,
     /// `operand[?index]`: `(val, err)`.
     OptIndex,
-    /// A strict call of a library function on values (receiver first): `(val, err)`.
-    /// `overloads` are the ids the checker resolved; `dynamic` adds every overload of the
-    /// function with the same arity, dispatched on the arguments' runtime types.
+    /// A strict call of a library function on values (receiver first): `(val, err)`, or
+    /// `(int, err)` for `size` on standard types (the one call whose result is held as a
+    /// scalar; a result of another type would be "no such overload"). `overloads` are the ids
+    /// the checker resolved; `dynamic` adds every overload of the function with the same
+    /// arity, dispatched on the arguments' runtime types.
     Call {
         function: Arc<str>,
         overloads: Vec<Arc<str>>,

@@ -824,7 +824,6 @@ impl<'a> Lowerer<'a> {
         overloads: &[Arc<str>],
         dynamic: bool,
     ) -> Ty {
-        let _ = e;
         if let Some((_, ty)) = inline_op(&call.function, args.len(), overloads, dynamic, |i| {
             scalar_ty(self.checked_type(args[i]))
         }) {
@@ -838,6 +837,9 @@ impl<'a> Lowerer<'a> {
                     && matches!(&args[1].kind, ExprKind::Literal(Literal::String(_)))))
         {
             return Ty::Bool;
+        }
+        if self.is_size(e, overloads) {
+            return Ty::Int;
         }
         Ty::Val
     }
@@ -974,6 +976,13 @@ impl<'a> Lowerer<'a> {
             return Lv { v, err: Some(err) };
         }
         let vals: Vec<Value> = lvs.iter().map(|lv| self.as_val(*lv, e.id).v).collect();
+        // `size` gives an `int` every time it succeeds: held as one, so that what follows
+        // (`== 0`, `> n`) compares scalars inline and nothing is boxed.
+        let ty = if self.is_size(e, overloads) {
+            Ty::Int
+        } else {
+            Ty::Val
+        };
         let (v, err) = self.b.inst2(
             Op::Call {
                 function: call.function.as_str().into(),
@@ -982,10 +991,32 @@ impl<'a> Lowerer<'a> {
                 dynamic,
             },
             vals,
-            Ty::Val,
+            ty,
             e.id,
         );
         Lv { v, err: Some(err) }
+    }
+
+    /// Whether a call is `size` on a standard type with one argument: every overload it may
+    /// run (those the checker resolved; for a dynamic argument, every `size` of the
+    /// environment, which the checker then typed `int` only when they all return one) gives
+    /// an `int`.
+    fn is_size(&self, e: &Expr, overloads: &[Arc<str>]) -> bool {
+        const SIZES: &[&str] = &[
+            ov::SIZE_BYTES,
+            ov::SIZE_LIST,
+            ov::SIZE_MAP,
+            ov::SIZE_STRING,
+            ov::BYTES_SIZE,
+            ov::LIST_SIZE,
+            ov::MAP_SIZE,
+            ov::STRING_SIZE,
+        ];
+        let args = |c: &cel_syntax::Call| c.args.len() + usize::from(c.target.is_some());
+        matches!(&e.kind, ExprKind::Call(c) if c.function == "size" && args(c) == 1)
+            && !overloads.is_empty()
+            && overloads.iter().all(|o| SIZES.contains(&o.as_ref()))
+            && matches!(self.checked_type(e), Type::Int)
     }
 
     /// Charges a call's cost: a constant for overloads whose cost does not depend on

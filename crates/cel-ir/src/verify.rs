@@ -307,6 +307,9 @@ fn check_types(
         Op::ErrAgain { .. } => {
             all(Ty::Err) && args.len() == 1 && results.len() == 1 && t(&results[0]) == Ty::Err
         }
+        Op::Call { function, .. } if t(&results[0]) == Ty::Int => {
+            function.as_ref() == "size" && args.len() == 1 && all(Ty::Val)
+        }
         Op::Call { .. }
         | Op::MakeList
         | Op::ListPushOpt

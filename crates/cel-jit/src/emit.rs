@@ -1557,6 +1557,16 @@ impl Emitter<'_, '_> {
                     args.push(self.v(*x)?);
                 }
                 self.precharge(function, expr, &args)?;
+                if self.func.ty(r[0]) == Ty::Int {
+                    // `size`, held as an `int` (see `Op::Call`): nothing boxed.
+                    let [arg] = args[..] else {
+                        return Err(misrouted(&inst.op));
+                    };
+                    let (v, e) = self.call2(Shim::cel_rt_call1_int, &[s, arg])?;
+                    self.def(r[0], v);
+                    self.def(r[1], e);
+                    return Ok(());
+                }
                 let (v, e) = match args.len() {
                     1 => self.call2(Shim::cel_rt_call1, &[s, args[0]])?,
                     2 => self.call2(Shim::cel_rt_call2, &[s, args[0], args[1]])?,

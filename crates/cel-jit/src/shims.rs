@@ -473,6 +473,29 @@ unsafe fn put_bool(ctx: *mut Ctx<'_>, r: Result<Value>) -> i64 {
     }
 }
 
+/// Returns a fallible shim's `int`: another value is "no such overload" at `expr`.
+///
+/// # Safety
+///
+/// As for [`state`].
+#[inline]
+unsafe fn put_int(ctx: *mut Ctx<'_>, r: Result<Value>, expr: i64) -> i64 {
+    // SAFETY: the caller's contract covers every use of the pointers here.
+    unsafe {
+        let e = match r {
+            Ok(Value::Int(i)) => {
+                set_err(ctx, 0);
+                return i;
+            }
+            Ok(_) => Error::no_such_overload().at(expr),
+            Err(e) => e,
+        };
+        let h = state(ctx).error(e);
+        set_err(ctx, h);
+        0
+    }
+}
+
 /// A value of the arena that may be updated in place: the value itself when the arena holds
 /// it, else a copy moved into the arena (a constant or a variable is never written).
 ///
@@ -637,6 +660,13 @@ shims! {
     fn cel_rt_call1(ctx, site_ptr: *const CallSite, a: *const Value) -> *const Value {
         let s = site(site_ptr);
         put(ctx, s.target.call1(val(a)).map_err(|e| e.at(s.expr)))
+    }
+
+    /// A call with one argument whose result is held as an `int` (`size`): another value
+    /// is "no such overload", as unboxing it would be.
+    fn cel_rt_call1_int(ctx, site_ptr: *const CallSite, a: *const Value) -> i64 {
+        let s = site(site_ptr);
+        put_int(ctx, s.target.call1(val(a)).map_err(|e| e.at(s.expr)), s.expr)
     }
 
     /// A call with two arguments (receiver first).

@@ -111,6 +111,13 @@ const EXPRS: &[&str] = &[
     "s + ' world' == 'hello world'",
     "s.startsWith('he')",
     "s.size() + 1",
+    // `size` held as an `int`: typed, dynamic (every `size` overload), failed operands.
+    "(l.size() == 0) != (self.names.size() == 0)",
+    "size(m) + self.widgets.size() > self.metadata.size()",
+    "self.metadata.name.size() < 9 && size(self.names) <= x",
+    "self.widgets.map(w, w.key.size() + w.size())",
+    "self.missing.size() == 0 || self.replicas.size() == 1",
+    "[self.names.size(), dyn(b'ab').size(), dyn(s).size()]",
     "l.size() == 3",
     "l.all(i, i > 0)",
     "l.exists(i, i == 2)",
