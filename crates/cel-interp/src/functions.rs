@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use cel_runtime::{Error, FunctionRegistry, Implementation, Result, Value, value_matches};
+use cel_runtime::{Error, FunctionRegistry, Implementation, ParamKinds, Result, Value};
 use cel_types::{FunctionDecl, OverloadDecl};
 
 /// One overload with its implementation, if it has one (non-strict built-ins such as `_&&_`
@@ -14,18 +14,44 @@ pub struct OverloadEntry {
     pub decl: OverloadDecl,
     /// The implementation.
     pub implementation: Option<Implementation>,
+    /// What each declared parameter accepts, worked out once for dispatch.
+    kinds: Vec<ParamKinds>,
 }
 
 impl OverloadEntry {
+    /// An overload's declaration with its implementation, if there is one.
+    pub fn new(decl: OverloadDecl, implementation: Option<Implementation>) -> OverloadEntry {
+        let kinds = decl.params.iter().map(ParamKinds::of).collect();
+        OverloadEntry {
+            decl,
+            implementation,
+            kinds,
+        }
+    }
+
     /// Whether the runtime values fit the declared parameter types.
     pub fn accepts(&self, args: &[Value]) -> bool {
-        self.decl.params.len() == args.len()
-            && self
-                .decl
-                .params
-                .iter()
-                .zip(args)
-                .all(|(t, v)| value_matches(v, t))
+        self.kinds.len() == args.len()
+            && (self.kinds.iter().zip(&self.decl.params).zip(args))
+                .all(|((k, t), v)| k.accept(v, t))
+    }
+
+    /// [`OverloadEntry::accepts`] for one argument.
+    #[inline]
+    fn accepts1(&self, a: &Value) -> bool {
+        match (self.kinds.as_slice(), self.decl.params.as_slice()) {
+            ([k], [t]) => k.accept(a, t),
+            _ => false,
+        }
+    }
+
+    /// [`OverloadEntry::accepts`] for two arguments.
+    #[inline]
+    fn accepts2(&self, a: &Value, b: &Value) -> bool {
+        match (self.kinds.as_slice(), self.decl.params.as_slice()) {
+            ([ka, kb], [ta, tb]) => ka.accept(a, ta) && kb.accept(b, tb),
+            _ => false,
+        }
     }
 }
 
@@ -45,10 +71,7 @@ impl FunctionTable {
         let mut table = FunctionTable::default();
         for f in decls {
             for o in &f.overloads {
-                let entry = Arc::new(OverloadEntry {
-                    decl: o.clone(),
-                    implementation: registry.get(&o.id).cloned(),
-                });
+                let entry = Arc::new(OverloadEntry::new(o.clone(), registry.get(&o.id).cloned()));
                 table
                     .by_name
                     .entry(f.name.clone())
@@ -79,8 +102,7 @@ impl FunctionTable {
 /// [`dispatch`] with one argument by reference.
 pub(crate) fn dispatch1(candidates: &[Arc<OverloadEntry>], a: &Value) -> Result<Value> {
     for c in candidates {
-        if let [t] = c.decl.params.as_slice()
-            && value_matches(a, t)
+        if c.accepts1(a)
             && let Some(imp) = &c.implementation
         {
             return imp.call1(a);
@@ -92,9 +114,7 @@ pub(crate) fn dispatch1(candidates: &[Arc<OverloadEntry>], a: &Value) -> Result<
 /// [`dispatch`] with two arguments by reference.
 pub(crate) fn dispatch2(candidates: &[Arc<OverloadEntry>], a: &Value, b: &Value) -> Result<Value> {
     for c in candidates {
-        if let [ta, tb] = c.decl.params.as_slice()
-            && value_matches(a, ta)
-            && value_matches(b, tb)
+        if c.accepts2(a, b)
             && let Some(imp) = &c.implementation
         {
             return imp.call2(a, b);

@@ -136,38 +136,70 @@ impl FunctionRegistry {
 /// dispatching calls the checker did not resolve. Type parameters, `dyn` and `any` accept
 /// anything; aggregate parameters are not inspected element by element.
 pub fn value_matches(v: &Value, t: &Type) -> bool {
-    match t {
-        Type::Dyn | Type::Any | Type::TypeParam(_) | Type::Error => true,
-        Type::Null => matches!(v, Value::Null),
-        Type::Bool => matches!(v, Value::Bool(_)),
-        Type::Int => matches!(v, Value::Int(_)),
-        Type::Uint => matches!(v, Value::Uint(_)),
-        Type::Double => matches!(v, Value::Double(_)),
-        Type::String => matches!(v, Value::String(_)),
-        Type::Bytes => matches!(v, Value::Bytes(_)),
-        Type::Timestamp => matches!(v, Value::Timestamp(_)),
-        Type::Duration => matches!(v, Value::Duration(_)),
-        Type::List(_) => matches!(v, Value::List(_)),
-        // Schema-typed objects are maps at run time, as in Kubernetes.
-        Type::Map(_, _) => matches!(v, Value::Map(_) | Value::Object(_)),
-        Type::Type(_) => matches!(v, Value::Type(_)),
-        Type::Wrapper(p) => {
-            matches!(v, Value::Null)
-                || matches!(
-                    (p, v),
-                    (Primitive::Bool, Value::Bool(_))
-                        | (Primitive::Int, Value::Int(_))
-                        | (Primitive::Uint, Value::Uint(_))
-                        | (Primitive::Double, Value::Double(_))
-                        | (Primitive::String, Value::String(_))
-                        | (Primitive::Bytes, Value::Bytes(_))
-                )
-        }
-        Type::Message(name) => v.type_name() == &**name || matches!(v, Value::Object(_)),
-        Type::Opaque(name, _) => match v {
-            Value::Optional(_) => &**name == cel_types::OPTIONAL_TYPE_NAME,
-            Value::Opaque(o) => o.type_name() == &**name,
+    match ParamKinds::of(t) {
+        ParamKinds::Variants(kinds) => kinds & v.kind_bit() != 0,
+        ParamKinds::Named => match (t, v) {
+            (Type::Message(name), _) => v.type_name() == &**name || matches!(v, Value::Object(_)),
+            (Type::Opaque(name, _), Value::Optional(_)) => &**name == cel_types::OPTIONAL_TYPE_NAME,
+            (Type::Opaque(name, _), Value::Opaque(o)) => o.type_name() == &**name,
             _ => false,
         },
+    }
+}
+
+/// What a parameter type accepts, worked out once per overload so that dispatching a call
+/// tests a bit per argument: the variants of [`Value`] it accepts, when the variant alone
+/// decides, or `Named` for messages and opaque types, whose values' type names decide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKinds {
+    /// One bit per variant, by tag ([`Value::kind_bit`]).
+    Variants(u16),
+    /// Decided by [`value_matches`] on the value.
+    Named,
+}
+
+impl ParamKinds {
+    /// What a parameter of type `t` accepts.
+    pub fn of(t: &Type) -> ParamKinds {
+        let bit = |tag: u8| 1u16 << tag;
+        let kinds = match t {
+            Type::Dyn | Type::Any | Type::TypeParam(_) | Type::Error => u16::MAX,
+            Type::Null => bit(Value::TAG_NULL),
+            Type::Bool => bit(Value::TAG_BOOL),
+            Type::Int => bit(Value::TAG_INT),
+            Type::Uint => bit(Value::TAG_UINT),
+            Type::Double => bit(Value::TAG_DOUBLE),
+            Type::String => bit(Value::TAG_STRING),
+            Type::Bytes => bit(Value::TAG_BYTES),
+            Type::Timestamp => bit(Value::TAG_TIMESTAMP),
+            Type::Duration => bit(Value::TAG_DURATION),
+            Type::List(_) => bit(Value::TAG_LIST),
+            // Schema-typed objects are maps at run time, as in Kubernetes.
+            Type::Map(_, _) => bit(Value::TAG_MAP) | bit(Value::TAG_OBJECT),
+            Type::Type(_) => bit(Value::TAG_TYPE),
+            Type::Wrapper(p) => {
+                let tag = match p {
+                    Primitive::Bool => Value::TAG_BOOL,
+                    Primitive::Int => Value::TAG_INT,
+                    Primitive::Uint => Value::TAG_UINT,
+                    Primitive::Double => Value::TAG_DOUBLE,
+                    Primitive::String => Value::TAG_STRING,
+                    Primitive::Bytes => Value::TAG_BYTES,
+                };
+                bit(Value::TAG_NULL) | bit(tag)
+            }
+            Type::Message(_) | Type::Opaque(_, _) => return ParamKinds::Named,
+        };
+        ParamKinds::Variants(kinds)
+    }
+
+    /// Whether `v` may be passed to a parameter of type `t`, of which these are the kinds:
+    /// [`value_matches`], with the type's part worked out ahead.
+    #[inline]
+    pub fn accept(self, v: &Value, t: &Type) -> bool {
+        match self {
+            ParamKinds::Variants(kinds) => kinds & v.kind_bit() != 0,
+            ParamKinds::Named => value_matches(v, t),
+        }
     }
 }

@@ -137,16 +137,59 @@ impl Value {
     pub const TAG_STRING: u8 = 5;
     /// The tag of [`Value::Bytes`].
     pub const TAG_BYTES: u8 = 6;
+    /// The tag of [`Value::List`].
+    pub const TAG_LIST: u8 = 7;
+    /// The tag of [`Value::Map`].
+    pub const TAG_MAP: u8 = 8;
+    /// The tag of [`Value::Timestamp`].
+    pub const TAG_TIMESTAMP: u8 = 9;
+    /// The tag of [`Value::Duration`].
+    pub const TAG_DURATION: u8 = 10;
+    /// The tag of [`Value::Type`].
+    pub const TAG_TYPE: u8 = 11;
     /// The tag of [`Value::Optional`].
     pub const TAG_OPTIONAL: u8 = 12;
     /// The tag of [`Value::Opaque`].
     pub const TAG_OPAQUE: u8 = 13;
+    /// The tag of [`Value::Message`].
+    pub const TAG_MESSAGE: u8 = 14;
     /// The tag of [`Value::Object`]; its `Arc` is at offset [`Value::SCALAR_OFFSET`].
     pub const TAG_OBJECT: u8 = 15;
     /// Where a `Bool`'s payload is (the tag is one byte, a `bool` is aligned to 1).
     pub const BOOL_OFFSET: usize = 1;
     /// Where an `Int`'s, `Uint`'s or `Double`'s payload is (aligned to 8 after the tag).
     pub const SCALAR_OFFSET: usize = 8;
+}
+
+impl Value {
+    /// The variant's tag (its discriminant).
+    #[inline]
+    pub fn tag(&self) -> u8 {
+        match self {
+            Value::Null => Value::TAG_NULL,
+            Value::Bool(_) => Value::TAG_BOOL,
+            Value::Int(_) => Value::TAG_INT,
+            Value::Uint(_) => Value::TAG_UINT,
+            Value::Double(_) => Value::TAG_DOUBLE,
+            Value::String(_) => Value::TAG_STRING,
+            Value::Bytes(_) => Value::TAG_BYTES,
+            Value::List(_) => Value::TAG_LIST,
+            Value::Map(_) => Value::TAG_MAP,
+            Value::Timestamp(_) => Value::TAG_TIMESTAMP,
+            Value::Duration(_) => Value::TAG_DURATION,
+            Value::Type(_) => Value::TAG_TYPE,
+            Value::Optional(_) => Value::TAG_OPTIONAL,
+            Value::Opaque(_) => Value::TAG_OPAQUE,
+            Value::Message(_) => Value::TAG_MESSAGE,
+            Value::Object(_) => Value::TAG_OBJECT,
+        }
+    }
+
+    /// The variant as one bit of a set of variants (`1 << tag`).
+    #[inline]
+    pub fn kind_bit(&self) -> u16 {
+        1 << self.tag()
+    }
 }
 
 impl Value {

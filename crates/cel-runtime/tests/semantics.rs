@@ -636,3 +636,56 @@ fn conformance_time_zones() {
         "integer overflow"
     );
 }
+
+#[test]
+fn dispatch_accepts_values_by_declared_type() {
+    use cel_runtime::{ParamKinds, value_matches};
+    use cel_types::{Primitive, Type};
+    let values = [
+        Value::Null,
+        Value::Bool(true),
+        Value::Int(1),
+        Value::Uint(1),
+        Value::Double(1.0),
+        s("a"),
+        Value::Bytes(b"a".to_vec().into()),
+        Value::list(vec![Value::Int(1)]),
+        Value::map(vec![(Key::Int(1), Value::Int(1))]),
+        ts("2024-01-01T00:00:00Z"),
+        dur("1s"),
+        Value::Type(Type::Int.into()),
+        Value::Optional(None),
+    ];
+    // For each type, the values (by position above) it accepts.
+    let table: [(Type, &[usize]); 13] = [
+        (Type::Dyn, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]),
+        (
+            Type::TypeParam("A".into()),
+            &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+        ),
+        (Type::Null, &[0]),
+        (Type::Bool, &[1]),
+        (Type::Int, &[2]),
+        (Type::Uint, &[3]),
+        (Type::String, &[5]),
+        (Type::list(Type::Dyn), &[7]),
+        (Type::map(Type::String, Type::Dyn), &[8]),
+        (Type::Timestamp, &[9]),
+        (Type::Wrapper(Primitive::Double), &[0, 4]),
+        (Type::Wrapper(Primitive::Bytes), &[0, 6]),
+        (Type::optional(Type::Int), &[12]),
+    ];
+    for (t, accepted) in &table {
+        let kinds = ParamKinds::of(t);
+        for (i, v) in values.iter().enumerate() {
+            let want = accepted.contains(&i);
+            assert_eq!(value_matches(v, t), want, "{t:?} and {v:?}");
+            assert_eq!(kinds.accept(v, t), want, "{t:?} and {v:?}, by kinds");
+        }
+    }
+    assert_eq!(
+        ParamKinds::of(&Type::optional(Type::Int)),
+        ParamKinds::Named
+    );
+    assert_ne!(ParamKinds::of(&Type::Bytes), ParamKinds::Named);
+}
