@@ -526,6 +526,7 @@ fn invariant_reads_are_hoisted_as_the_interpreter_reads_them() {
     let exprs = [
         "self.list.all(e, e <= self.spec.max)",
         "self.list.exists(e, has(self.spec.n) && self.spec.n == e)",
+        "self.list.all(e, !has(self.spec.n) || has(self.spec.n.x) || self.spec.n >= e)",
         "self.list.map(e, self.spec.min + e)",
         "self.list.filter(e, e in self.set)",
         "self.list.map(e, self.list.map(f, self.spec.min + e + f))",
@@ -566,11 +567,19 @@ fn invariant_reads_are_hoisted_as_the_interpreter_reads_them() {
         let program = env.program_with(&ast, options).unwrap();
         program.ir_text().expect("the IR kept").to_owned()
     };
-    for expr in [exprs[0], exprs[5]] {
+    // Presence tests too.
+    for (expr, first) in [
+        (exprs[0], "select \"max\""),
+        (exprs[6], "select \"max\""),
+        (exprs[2], "has \"x\""),
+    ] {
         let ir = ir(expr);
         let (before, in_loops) = ir.split_once("arena.mark").unwrap_or((&ir, ""));
-        assert!(before.contains("select \"max\""), "{ir}");
-        assert!(!in_loops.contains("select"), "{ir}");
+        assert!(before.contains(first), "{ir}");
+        assert!(
+            !in_loops.contains("select") && !in_loops.contains("has "),
+            "{ir}"
+        );
         assert!(in_loops.contains("err.again"), "{ir}");
     }
 }

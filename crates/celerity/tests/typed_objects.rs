@@ -69,6 +69,12 @@ const EXPRESSIONS: &[&str] = &[
     "(self.replicas > 0 || true) && self.replicas < self.spec.min",
     "self.items.exists(i, i.n > 1 && i.n < self.replicas) || self.items.size() > self.replicas",
     "self.spec.tags.size() > 0 && self.spec.tags[0] == self.name && self.name != ''",
+    // Reads and presence tests of `self` inside loops, hoisted before them
+    // (`hoist_invariant_reads`).
+    "self.items.all(i, i.n <= self.replicas && i.key != self.name)",
+    "self.items.map(i, i.key + self.name + self.spec.tags[0])",
+    "self.spec.tags.exists(t, self.items.exists(i, i.key == t && i.n < self.spec.min))",
+    "self.items.all(i, !has(self.spec.min) || i.n >= self.spec.min)",
 ];
 
 /// Data for the schema: complete, then with fields absent, `null` or of the wrong type

@@ -1,5 +1,6 @@
-//! Field reads hoisted out of loops: a read whose operand is defined before a loop reads
-//! the same field of the same value at every iteration, so it is made once, before the loop.
+//! Field reads hoisted out of loops: a read (or a presence test, `has(x.f)`) whose operand is
+//! defined before a loop reads the same field of the same value at every iteration, so it is
+//! made once, before the loop.
 //!
 //! Kubernetes rules compare each element of a list with something outside it:
 //! `self.spec.containers.all(c, c.cpu <= self.spec.maxCpu)`, `self.set1.all(e, !(e in
@@ -188,7 +189,7 @@ fn hoist_from(
                     hoisted.push(read);
                     continue;
                 }
-                (Op::Select { .. }, [operand], [value, err]) => {
+                (Op::Select { .. } | Op::Has { .. }, [operand], [value, err]) => {
                     let (operand, value, err) = (*operand, *value, *err);
                     let home = defined_in[operand.0 as usize];
                     let invariant = home != usize::MAX
@@ -210,8 +211,8 @@ fn hoist_from(
     func.blocks[l.preheader].insts.splice(at..at, hoisted);
 }
 
-/// Replaces the field read at `(block, index)` with `err.again` of a copy of it made with
-/// fresh results (defined in `home`), and returns the copy.
+/// Replaces the field read (or presence test) at `(block, index)` with `err.again` of a copy
+/// of it made with fresh results (defined in `home`), and returns the copy.
 fn hoist_select(
     func: &mut Function,
     (b, i): (usize, usize),
