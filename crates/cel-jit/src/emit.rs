@@ -1711,12 +1711,23 @@ impl Emitter<'_, '_> {
                 let x = self.v(a[0])?;
                 let y = self.v(a[1])?;
                 let with_int_const = a.iter().any(|v| self.is_int_const(*v));
+                let text_const = match (self.const_strings.get(&a[0]), &a[1]) {
+                    (Some(text), _) => Some((text.len(), y)),
+                    (None, b) => self.const_strings.get(b).map(|text| (text.len(), x)),
+                };
                 let eq = if with_int_const {
                     self.int_fast_path(x, y, IntCC::Equal, |em| {
                         let r = em.call(Shim::cel_rt_val_eq, &[x, y])?;
                         Ok(em.is_nonzero(r))
                     })?
                     .0
+                } else if let (Some((len, other)), Some(len_at)) =
+                    (text_const, crate::abi::text_len_offset())
+                {
+                    self.unequal_if_longer_or_shorter(other, len, len_at, |em| {
+                        let r = em.call(Shim::cel_rt_val_eq, &[x, y])?;
+                        Ok(em.is_nonzero(r))
+                    })?
                 } else {
                     let r = self.call(Shim::cel_rt_val_eq, &[x, y])?;
                     self.is_nonzero(r)
@@ -2336,6 +2347,39 @@ impl Emitter<'_, '_> {
             .ins()
             .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, len, bound);
         self.b.ins().band(text, short)
+    }
+
+    /// `==` with a constant string of `len` bytes: a string `p` of another length is unequal
+    /// without a call (its length read at `len_at`, as `abi::text_len_offset` measured);
+    /// anything else asks `equal`.
+    fn unequal_if_longer_or_shorter(
+        &mut self,
+        p: cl::Value,
+        len: usize,
+        len_at: i32,
+        equal: impl FnOnce(&mut Self) -> Result<cl::Value, JitError>,
+    ) -> Result<cl::Value, JitError> {
+        let tag = self.b.ins().load(types::I8, flags(), p, VALUE_TAG);
+        let string = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, tag, i64::from(Value::TAG_STRING));
+        let p_len = self.b.ins().load(types::I64, flags(), p, len_at);
+        let len = i64::try_from(len).unwrap_or(i64::MAX);
+        let other_len = self.b.ins().icmp_imm_u(IntCC::NotEqual, p_len, len);
+        let unequal = self.b.ins().band(string, other_len);
+        let ask = self.b.create_block();
+        let join = self.b.create_block();
+        let jv = self.b.append_block_param(join, types::I8);
+        let no = self.iconst(types::I8, 0);
+        self.b
+            .ins()
+            .brif(unequal, join, &[BlockArg::Value(no)], ask, &[]);
+        self.b.switch_to_block(ask);
+        let v = equal(self)?;
+        self.b.ins().jump(join, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(join);
+        Ok(jv)
     }
 
     /// Whether a value's tag is a string's or a bytes'.

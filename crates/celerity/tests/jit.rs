@@ -111,6 +111,11 @@ const EXPRS: &[&str] = &[
     "s + ' world' == 'hello world'",
     "s.startsWith('he')",
     "s.size() + 1",
+    // `==` with a constant string: unequal lengths decided inline, the rest by the call.
+    "self.metadata.name == 'singleton' && self.metadata.name != 'single'",
+    "self.widgets.filter(w, w.key == 'x' || 'a' == w.key || w.foo == 'ab')",
+    "[self.names[0] == 'a', dyn(b'ab') == 'ab', dyn(2) == 'x', s == '', self.missing == 'a']",
+    "'é' == dyn('\\u00e9') && 'e' != dyn('é')",
     // `size` held as an `int`: typed, dynamic (every `size` overload), failed operands.
     "(l.size() == 0) != (self.names.size() == 0)",
     "size(m) + self.widgets.size() > self.metadata.size()",
