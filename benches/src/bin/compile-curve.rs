@@ -2,7 +2,7 @@
 //!
 //! For each shape of expression an attacker (or a generator) can make long — list and map
 //! literals, `&&` chains, `||` chains of comprehensions, nested `cel.bind`, nested ternaries,
-//! string concatenations — and sizes up to Kubernetes' limit of 100,000 code points, it
+//! string concatenations, nested comprehensions reading a map declared outside them — and sizes up to Kubernetes' limit of 100,000 code points, it
 //! prints the median time to compile (parse, check, plan) for the interpreter and with
 //! `Backend::Jit` (which adds lowering and native code, or stops at the native-code budget
 //! and interprets), and whether native code was made. Run it in release mode:
@@ -11,8 +11,8 @@
 //! cargo run --release -p benches --bin compile-curve
 //! ```
 //!
-//! The environment is the newest Kubernetes environment with `a: int` and `s: string`
-//! declared (the default profile for the shapes that need `cel.bind`). This is a measurement tool; no test depends on its timings.
+//! The environment is the newest Kubernetes environment with `a: int`, `s: string` and
+//! `m: map(string, dyn)` declared (the default profile for the shapes that need `cel.bind`). This is a measurement tool; no test depends on its timings.
 
 use std::time::{Duration, Instant};
 
@@ -82,6 +82,14 @@ fn ternaries(n: usize) -> String {
     format!("{e} >= 0")
 }
 
+fn nested_all(n: usize) -> String {
+    let mut e = "m.x > 0".to_string();
+    for i in 0..n {
+        e = format!("[{i}].all(x{i}, m.y != x{i} && {e})");
+    }
+    e
+}
+
 fn concat(n: usize) -> String {
     format!("({}).size() > 0", vec!["s"; n].join(" + "))
 }
@@ -127,6 +135,11 @@ const SHAPES: &[Shape] = &[
         make: concat,
         bindings: false,
     },
+    Shape {
+        name: "nested all, reads of m",
+        make: nested_all,
+        bindings: false,
+    },
 ];
 
 fn env(bindings: bool) -> Env {
@@ -142,6 +155,7 @@ fn env(bindings: bool) -> Env {
         .native_cache(0)
         .variable("a", Type::Int)
         .variable("s", Type::String)
+        .variable("m", Type::map(Type::String, Type::Dyn))
         .build()
 }
 
