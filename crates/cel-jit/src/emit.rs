@@ -2368,18 +2368,7 @@ impl Emitter<'_, '_> {
         let len = i64::try_from(len).unwrap_or(i64::MAX);
         let other_len = self.b.ins().icmp_imm_u(IntCC::NotEqual, p_len, len);
         let unequal = self.b.ins().band(string, other_len);
-        let ask = self.b.create_block();
-        let join = self.b.create_block();
-        let jv = self.b.append_block_param(join, types::I8);
-        let no = self.iconst(types::I8, 0);
-        self.b
-            .ins()
-            .brif(unequal, join, &[BlockArg::Value(no)], ask, &[]);
-        self.b.switch_to_block(ask);
-        let v = equal(self)?;
-        self.b.ins().jump(join, &[BlockArg::Value(v)]);
-        self.b.switch_to_block(join);
-        Ok(jv)
+        self.constant_if(unequal, types::I8, 0, equal)
     }
 
     /// Whether a value's tag is a string's or a bytes'.
@@ -2430,17 +2419,29 @@ impl Emitter<'_, '_> {
         constant: u64,
         measure: impl FnOnce(&mut Self) -> Result<cl::Value, JitError>,
     ) -> Result<cl::Value, JitError> {
-        let slow = self.b.create_block();
-        let join = self.b.create_block();
-        let result = self.b.append_block_param(join, types::I64);
         let constant = i64::try_from(constant).unwrap_or(i64::MAX).min(1 << 62);
-        let constant = self.iconst(types::I64, constant);
+        self.constant_if(size_one, types::I64, constant, measure)
+    }
+
+    /// `constant` (of type `ty`) when `cond` holds, else what `otherwise` computes in a
+    /// block of its own.
+    fn constant_if(
+        &mut self,
+        cond: cl::Value,
+        ty: types::Type,
+        constant: i64,
+        otherwise: impl FnOnce(&mut Self) -> Result<cl::Value, JitError>,
+    ) -> Result<cl::Value, JitError> {
+        let other = self.b.create_block();
+        let join = self.b.create_block();
+        let result = self.b.append_block_param(join, ty);
+        let constant = self.iconst(ty, constant);
         self.b
             .ins()
-            .brif(size_one, join, &[BlockArg::Value(constant)], slow, &[]);
-        self.b.switch_to_block(slow);
-        let measured = measure(self)?;
-        self.b.ins().jump(join, &[BlockArg::Value(measured)]);
+            .brif(cond, join, &[BlockArg::Value(constant)], other, &[]);
+        self.b.switch_to_block(other);
+        let v = otherwise(self)?;
+        self.b.ins().jump(join, &[BlockArg::Value(v)]);
         self.b.switch_to_block(join);
         Ok(result)
     }

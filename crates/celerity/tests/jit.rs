@@ -90,6 +90,30 @@ fn against_interpreter<S: AsRef<str>>(
     (outcomes, failures)
 }
 
+/// Each expression on both backends with `self` bound to each of `data`, then the same in
+/// reverse order (so that read sites meet the shapes in both orders): asserts they agree and
+/// returns the interpreter's outcomes.
+fn agree_on_self(env: &Env, exprs: &[&str], data: &[serde_json::Value]) -> Vec<String> {
+    let vars: Vec<MapActivation> = data
+        .iter()
+        .map(|d| vars().with("self", celerity::value_from_json(d).unwrap()))
+        .collect();
+    let activations: Vec<&MapActivation> = vars.iter().chain(vars.iter().rev()).collect();
+    let (outcomes, failures) = against_interpreter(env, exprs, &activations);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    outcomes
+}
+
+/// The IR native code is generated from for `expr`.
+fn ir_of(env: &Env, expr: &str) -> String {
+    let ast = env.compile(expr).unwrap();
+    let options = ProgramOptions::default()
+        .backend(Backend::Jit)
+        .keep_code_text(true);
+    let program = env.program_with(&ast, options).unwrap();
+    program.ir_text().expect("the IR kept").to_owned()
+}
+
 const EXPRS: &[&str] = &[
     "true",
     // A binding first read inside a loop whose iteration also keeps an inner loop's list:
@@ -503,23 +527,12 @@ fn repeated_reads_are_the_interpreters() {
         serde_json::json!({"list": [1, 2, 3]}),
         serde_json::json!({"spec": {"n": 0}}),
     ];
-    let vars: Vec<MapActivation> = data
-        .iter()
-        .map(|d| vars().with("self", celerity::value_from_json(d).unwrap()))
-        .collect();
-    let activations: Vec<&MapActivation> = vars.iter().chain(vars.iter().rev()).collect();
-    let (outcomes, failures) = against_interpreter(&env, &exprs, &activations);
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let outcomes = agree_on_self(&env, &exprs, &data);
     let errors = outcomes.iter().filter(|x| x.starts_with("error")).count();
     assert!(errors > 20, "the data makes reads fail: {errors} errors");
     // The reads are shared: `self.spec` is read once, `self.spec.n` once, each repeat an
     // `err.again`.
-    let ast = env.compile(exprs[0]).unwrap();
-    let options = ProgramOptions::default()
-        .backend(Backend::Jit)
-        .keep_code_text(true);
-    let program = env.program_with(&ast, options).unwrap();
-    let ir = program.ir_text().expect("the IR kept");
+    let ir = ir_of(&env, exprs[0]);
     assert_eq!(ir.matches("select \"spec\"").count(), 1, "{ir}");
     assert_eq!(ir.matches("select \"n\"").count(), 1, "{ir}");
     assert_eq!(ir.matches("err.again").count(), 4, "{ir}");
@@ -554,31 +567,17 @@ fn invariant_reads_are_hoisted_as_the_interpreter_reads_them() {
         serde_json::json!({"list": [1, 2, 3], "set": {"a": 1}}),
         serde_json::json!({"spec": {"n": 0, "max": 2}, "list": [3, 1]}),
     ];
-    let vars: Vec<MapActivation> = data
-        .iter()
-        .map(|d| vars().with("self", celerity::value_from_json(d).unwrap()))
-        .collect();
-    let activations: Vec<&MapActivation> = vars.iter().chain(vars.iter().rev()).collect();
-    let (outcomes, failures) = against_interpreter(&env, &exprs, &activations);
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let outcomes = agree_on_self(&env, &exprs, &data);
     let errors = outcomes.iter().filter(|x| x.starts_with("error")).count();
     assert!(errors > 30, "the data makes reads fail: {errors} errors");
     // The reads (and presence tests) leave the innermost loop: in it (after the last
     // `arena.mark`) only `err.again` is left.
-    let ir = |expr: &str| {
-        let ast = env.compile(expr).unwrap();
-        let options = ProgramOptions::default()
-            .backend(Backend::Jit)
-            .keep_code_text(true);
-        let program = env.program_with(&ast, options).unwrap();
-        program.ir_text().expect("the IR kept").to_owned()
-    };
     for (expr, first) in [
         (exprs[0], "select \"max\""),
         (exprs[6], "select \"max\""),
         (exprs[2], "has \"x\""),
     ] {
-        let ir = ir(expr);
+        let ir = ir_of(&env, expr);
         let (before, in_loops) = ir.rsplit_once("arena.mark").unwrap_or((&ir, ""));
         assert!(before.contains(first), "{ir}");
         assert!(
@@ -589,7 +588,7 @@ fn invariant_reads_are_hoisted_as_the_interpreter_reads_them() {
     }
     // A read leaves one loop only: before the outer loop (its `arena.mark` first) nothing
     // of the inner loop's is read.
-    let nested = ir(exprs[6]);
+    let nested = ir_of(&env, exprs[6]);
     let (outside, _) = nested.split_once("arena.mark").unwrap_or((&nested, ""));
     assert!(!outside.contains("select \"max\""), "{nested}");
 }
