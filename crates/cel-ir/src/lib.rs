@@ -5,7 +5,8 @@
 //! runtime values otherwise, and explicit error handles. Instructions are named by what
 //! they do; library calls carry cel-go's overload ids. [`lower`] builds a function from a
 //! checked AST and the shared cost plan, [`verify`] checks it, [`passes`] fold constants,
-//! simplify the control flow, share repeated reads and aggregate costs, and the text form
+//! simplify the control flow, hoist loop-invariant reads, share repeated reads and aggregate
+//! costs, and the text form
 //! ([`print()`](fn@print)) is stable for snapshots.
 //!
 //! It depends on the front end (`cel-syntax`, `cel-types`, `cel-checker`) and the cost model
