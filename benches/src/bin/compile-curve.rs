@@ -2,8 +2,9 @@
 //!
 //! For each shape of expression an attacker (or a generator) can make long — list and map
 //! literals, `&&` chains, `||` chains of comprehensions, nested `cel.bind`, nested ternaries,
-//! string concatenations, nested comprehensions reading a map declared outside them — and sizes up to Kubernetes' limit of 100,000 code points, it
-//! prints the median time to compile (parse, check, plan) for the interpreter and with
+//! string concatenations, nested comprehensions reading a map declared outside them — and
+//! sizes up to Kubernetes' limit of 100,000 code points, it prints the median time to
+//! compile (parse, check, plan) for the interpreter and with
 //! `Backend::Jit` (which adds lowering and native code, or stops at the native-code budget
 //! and interprets), and whether native code was made. Run it in release mode:
 //!
@@ -12,7 +13,8 @@
 //! ```
 //!
 //! The environment is the newest Kubernetes environment with `a: int`, `s: string` and
-//! `m: map(string, dyn)` declared (the default profile for the shapes that need `cel.bind`). This is a measurement tool; no test depends on its timings.
+//! `m: map(string, dyn)` declared (the default profile for the shapes that need
+//! `cel.bind`). This is a measurement tool; no test depends on its timings.
 
 use std::time::{Duration, Instant};
 

@@ -79,13 +79,14 @@ pub(crate) fn dominators(func: &Function) -> Vec<Option<usize>> {
 /// The dominator tree numbered in depth-first order: `a` dominates `b` exactly when `b`'s
 /// interval lies in `a`'s, so each question is answered in constant time (walking up the
 /// tree would make verifying a long chain quadratic).
-struct DomTree {
+pub(crate) struct DomTree {
     enter: Vec<usize>,
     leave: Vec<usize>,
 }
 
 impl DomTree {
-    fn new(idom: &[Option<usize>]) -> DomTree {
+    /// The tree of the immediate dominators [`dominators`] gives (of a function with blocks).
+    pub(crate) fn new(idom: &[Option<usize>]) -> DomTree {
         let n = idom.len();
         let children = dominator_children(idom);
         let mut enter = vec![usize::MAX; n];
@@ -107,7 +108,8 @@ impl DomTree {
         DomTree { enter, leave }
     }
 
-    fn dominates(&self, a: usize, b: usize) -> bool {
+    /// Whether block `a` dominates block `b` (never for an unreachable block).
+    pub(crate) fn dominates(&self, a: usize, b: usize) -> bool {
         self.enter[a] != usize::MAX
             && self.enter[b] != usize::MAX
             && self.enter[a] <= self.enter[b]

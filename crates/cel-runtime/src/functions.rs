@@ -136,14 +136,16 @@ impl FunctionRegistry {
 /// dispatching calls the checker did not resolve. Type parameters, `dyn` and `any` accept
 /// anything; aggregate parameters are not inspected element by element.
 pub fn value_matches(v: &Value, t: &Type) -> bool {
-    match ParamKinds::of(t) {
-        ParamKinds::Variants(kinds) => kinds & v.kind_bit() != 0,
-        ParamKinds::Named => match (t, v) {
-            (Type::Message(name), _) => v.type_name() == &**name || matches!(v, Value::Object(_)),
-            (Type::Opaque(name, _), Value::Optional(_)) => &**name == cel_types::OPTIONAL_TYPE_NAME,
-            (Type::Opaque(name, _), Value::Opaque(o)) => o.type_name() == &**name,
-            _ => false,
-        },
+    ParamKinds::of(t).accept(v, t)
+}
+
+/// [`value_matches`] for the types whose values' names decide ([`ParamKinds::Named`]).
+fn matches_by_name(v: &Value, t: &Type) -> bool {
+    match (t, v) {
+        (Type::Message(name), _) => v.type_name() == &**name || matches!(v, Value::Object(_)),
+        (Type::Opaque(name, _), Value::Optional(_)) => &**name == cel_types::OPTIONAL_TYPE_NAME,
+        (Type::Opaque(name, _), Value::Opaque(o)) => o.type_name() == &**name,
+        _ => false,
     }
 }
 
@@ -154,7 +156,7 @@ pub fn value_matches(v: &Value, t: &Type) -> bool {
 pub enum ParamKinds {
     /// One bit per variant, by tag ([`Value::kind_bit`]).
     Variants(u16),
-    /// Decided by [`value_matches`] on the value.
+    /// Decided by the value's type name (a message's or an opaque type's).
     Named,
 }
 
@@ -199,7 +201,7 @@ impl ParamKinds {
     pub fn accept(self, v: &Value, t: &Type) -> bool {
         match self {
             ParamKinds::Variants(kinds) => kinds & v.kind_bit() != 0,
-            ParamKinds::Named => value_matches(v, t),
+            ParamKinds::Named => matches_by_name(v, t),
         }
     }
 }

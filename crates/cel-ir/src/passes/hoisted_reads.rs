@@ -21,11 +21,11 @@
 //! it: hoisted from an inner loop, it lands in the outer loop's body, once per outer
 //! iteration, and stays there (a value live across many levels of loops costs the register
 //! allocator more than the read saves). Variable reads, resolved on entry, move freely.
-//! The dominator tree is the verifier's; dominance is tested by the tree's DFS intervals.
+//! Dominance is the verifier's (`DomTree`: constant time per question).
 
 use super::simplify::Renames;
 use crate::ir::{Function, Inst, Op, Value};
-use crate::verify::{dominator_children, dominators};
+use crate::verify::{DomTree, dominators};
 
 /// A natural loop: the blocks of its body (its header included), how many, and the one
 /// block outside it that enters it.
@@ -83,10 +83,7 @@ fn definitions(func: &Function) -> Vec<usize> {
 /// with a jump to it.
 fn natural_loops(func: &Function) -> Vec<Loop> {
     let n = func.blocks.len();
-    let idom = dominators(func);
-    let (enter, leave) = dominator_intervals(&idom);
-    let dominates =
-        |a: usize, b: usize| enter[a] != usize::MAX && enter[a] <= enter[b] && leave[b] <= leave[a];
+    let tree = DomTree::new(&dominators(func));
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (b, block) in func.blocks.iter().enumerate() {
         for s in block.term.iter().flat_map(|t| t.successors()) {
@@ -100,7 +97,7 @@ fn natural_loops(func: &Function) -> Vec<Loop> {
         let latches: Vec<usize> = preds[header]
             .iter()
             .copied()
-            .filter(|&p| enter[p] != usize::MAX && dominates(header, p))
+            .filter(|&p| tree.dominates(header, p))
             .collect();
         if latches.is_empty() {
             continue;
@@ -134,28 +131,6 @@ fn natural_loops(func: &Function) -> Vec<Loop> {
         }
     }
     loops
-}
-
-/// Entry and exit numbers of a depth-first walk of the dominator tree: `a` dominates `b`
-/// exactly when `b`'s interval lies within `a`'s. Unreachable blocks get `usize::MAX`.
-fn dominator_intervals(idom: &[Option<usize>]) -> (Vec<usize>, Vec<usize>) {
-    let children = dominator_children(idom);
-    let n = idom.len();
-    let mut enter = vec![usize::MAX; n];
-    let mut leave = vec![usize::MAX; n];
-    let mut clock = 0;
-    let mut stack: Vec<(usize, bool)> = vec![(0, false)];
-    while let Some((b, done)) = stack.pop() {
-        if done {
-            leave[b] = clock;
-        } else {
-            enter[b] = clock;
-            stack.push((b, true));
-            stack.extend(children[b].iter().map(|&c| (c, false)));
-        }
-        clock += 1;
-    }
-    (enter, leave)
 }
 
 /// What holds for every loop of a function.
@@ -272,7 +247,12 @@ fn hoist_select(
 fn insertion_point(func: &Function, l: &Loop, defined_in: &[usize]) -> Option<usize> {
     let preheader = &func.blocks[l.preheader];
     let mut at = preheader.insts.len();
-    for (_, block) in func.blocks.iter().enumerate().filter(|(b, _)| l.body[*b]) {
+    for (block, _) in func
+        .blocks
+        .iter()
+        .zip(&l.body)
+        .filter(|(_, inside)| **inside)
+    {
         for inst in &block.insts {
             let (Op::ArenaRelease { .. }, [mark]) = (&inst.op, inst.args.as_slice()) else {
                 continue;
