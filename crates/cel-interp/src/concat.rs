@@ -1,12 +1,17 @@
-//! A chain of string concatenations compared with a value, `'hello ' + name + '!' == x`,
-//! with the result, error and cost the calls of the chain and the comparison give one after
-//! the other, but without building the concatenation: each `+` is checked against the
-//! limits on built strings and charged from the sizes of its operands, and the comparison
-//! looks at the pieces where they are. Only a cost hook that must see the values (a host's)
-//! makes the chain be built.
+//! Chains of string concatenations, `'hello ' + name + '!'`, with the results, errors and
+//! costs the `+` calls give one after the other, but without their intermediate strings:
+//! each `+` is checked against the limits on built strings and charged from the sizes of
+//! its operands, and then
+//! - a chain compared with a value (`… == x`, [`ConcatCompare`]) is compared piece by piece,
+//!   building nothing;
+//! - any other chain ([`ConcatBuild`]) is built once, in one allocation, where the calls
+//!   build a string per `+`.
 //!
-//! Generated code calls this for `==` and `!=` whose left operand is such a chain (the
-//! interpreter evaluates the calls themselves; the two are compared by the backend tests).
+//! Only a cost hook that must see the values (a host's) makes the intermediate strings be
+//! built.
+//!
+//! Generated code calls these for chains of two or more pieces (the interpreter evaluates
+//! the calls themselves; the two are compared by the backend tests).
 
 use std::sync::Arc;
 
@@ -33,17 +38,21 @@ impl<'v> Operand<'v> {
     }
 }
 
-/// How the comparison ended.
+/// Why a chain, or its comparison, failed.
 #[derive(Debug)]
-pub enum Compared {
-    /// Its value.
-    Value(bool),
+pub enum Failure {
     /// The error of an operand: a piece by its index, or the compared value (index: the
     /// number of pieces).
     Operand(usize),
     /// The error of `+` number `k` (from the innermost, 0): its result was too large.
     Step(usize, Error),
 }
+
+/// How a comparison ended: its value or its failure.
+pub type Compared = Result<bool, Failure>;
+
+/// How a chain's building ended: the string or its failure.
+pub type Built = Result<Arc<str>, Failure>;
 
 /// `p₀ + p₁ + … + pₙ == other` (or `!=`), left-associated, every `+` resolved to string
 /// concatenation by the checker.
@@ -58,9 +67,9 @@ pub struct ConcatCompare {
 }
 
 /// The chain as far as it got: the failure that ended it, or its size (and, when a cost hook
-/// must see it, its text).
+/// must see it or the chain is built, its text).
 enum Chain {
-    Failed(Compared),
+    Failed(Failure),
     Text {
         bytes: usize,
         code_points: u64,
@@ -90,9 +99,8 @@ impl Chain {
     /// The result a cost hook sees.
     fn result(&self, error_of: &dyn Fn(usize) -> Error) -> Result<Value, Error> {
         match self {
-            Chain::Failed(Compared::Operand(i)) => Err(error_of(*i)),
-            Chain::Failed(Compared::Step(_, e)) => Err(e.clone()),
-            Chain::Failed(Compared::Value(_)) => Ok(Value::Null),
+            Chain::Failed(Failure::Operand(i)) => Err(error_of(*i)),
+            Chain::Failed(Failure::Step(_, e)) => Err(e.clone()),
             text => Ok(text.value()),
         }
     }
@@ -108,6 +116,96 @@ fn text_of<'v>(piece: Operand<'v>) -> Result<Option<(&'v str, u64)>, ()> {
     }
 }
 
+/// The `+` calls of a chain, one after the other: how far the chain got and what the steps
+/// cost, or `None` when a piece that did not fail is not a string (then the calls' own
+/// dispatch decides, and the caller must make them). `keep_text` keeps the chain's text
+/// (which a hook sees in any case).
+fn walk(
+    steps: &[CallCost],
+    pieces: &[Operand<'_>],
+    keep_text: bool,
+    error_of: &dyn Fn(usize) -> Error,
+) -> Option<(Chain, u64)> {
+    let (first, rest) = pieces.split_first()?;
+    if rest.len() != steps.len() {
+        return None;
+    }
+    let with_values = steps.iter().any(CallCost::has_hooks);
+    let mut chain = match text_of(*first).ok()? {
+        None => Chain::Failed(Failure::Operand(0)),
+        Some((s, code_points)) => Chain::Text {
+            bytes: s.len(),
+            code_points,
+            text: (keep_text || with_values).then(|| s.to_string()),
+        },
+    };
+    let mut cost: u64 = 0;
+    for (k, (piece, rule)) in rest.iter().zip(steps).enumerate() {
+        let text = text_of(*piece).ok()?;
+        let before = (chain.size(), with_values.then(|| chain.value()));
+        chain = concatenate(chain, text, k);
+        cost = cost.saturating_add(match before.1 {
+            None => rule
+                .compute_from_sizes(&|i| if i == 0 { before.0 } else { piece.size() })
+                .unwrap_or(0),
+            Some(value) => {
+                let args = [value, piece.value.cloned().unwrap_or(Value::Null)];
+                rule.compute(&args, &chain.result(error_of))
+            }
+        });
+    }
+    Some((chain, cost))
+}
+
+/// What an all-string chain without hooks makes, measured in one pass over its pieces (each
+/// measured once, the cost formulas applied to plain numbers): its bytes, code points and
+/// the steps' cost. The bytes the `+` calls would build, each and together, are taken from
+/// the evaluation's allowance only once every step is known to fit, so that a caller
+/// handing a `None` (a hook, a failed or non-string piece, a step over the limits) to the
+/// general routine never takes a step's bytes twice. The pieces come as an iterator,
+/// walked twice by the comparison, so that a caller holding them in another form need not
+/// gather them first.
+#[inline]
+fn measure_strings<'v>(
+    steps: &[CallCost],
+    pieces: impl Iterator<Item = Operand<'v>>,
+) -> Option<(usize, u64, u64)> {
+    if steps.iter().any(CallCost::has_hooks) {
+        return None;
+    }
+    let mut steps = steps.iter();
+    let mut bytes = 0usize;
+    let mut code_points = 0u64;
+    let mut cost = 0u64;
+    let (mut largest, mut built) = (0u128, 0u128);
+    for (k, piece) in pieces.enumerate() {
+        let Some(Value::String(s)) = piece.value else {
+            return None;
+        };
+        let size = piece
+            .size
+            .unwrap_or_else(|| cel_runtime::strings::size_string(s) as u64);
+        if k > 0 {
+            if bytes != 0 && !s.is_empty() {
+                let step = bytes as u128 + s.len() as u128;
+                largest = largest.max(step);
+                built += step;
+            }
+            let charge = steps
+                .next()?
+                .formula
+                .eval(|i| if i == 0 { code_points } else { size });
+            cost = cost.saturating_add(charge);
+        }
+        bytes += s.len();
+        code_points += size;
+    }
+    if steps.next().is_some() || !limits::try_spend_bytes(largest, built) {
+        return None;
+    }
+    Some((bytes, code_points, cost))
+}
+
 impl ConcatCompare {
     /// The comparison and its cost (the steps' and the comparison's), or `None` when a piece
     /// that did not fail is not a string: then the calls' own dispatch decides, and the
@@ -119,56 +217,23 @@ impl ConcatCompare {
         other: Operand<'_>,
         error_of: &dyn Fn(usize) -> Error,
     ) -> Option<(Compared, u64)> {
-        let (first, rest) = pieces.split_first()?;
-        if rest.len() != self.steps.len() {
-            return None;
-        }
-        let with_values = self
-            .steps
-            .iter()
-            .chain(std::iter::once(&self.compare))
-            .any(CallCost::has_hooks);
+        let with_values = self.compare.has_hooks() || self.steps.iter().any(CallCost::has_hooks);
         if !with_values && let Some(done) = self.eval_strings(pieces.iter().copied(), other) {
             return Some(done);
         }
-        let mut chain = match text_of(*first).ok()? {
-            None => Chain::Failed(Compared::Operand(0)),
-            Some((s, code_points)) => Chain::Text {
-                bytes: s.len(),
-                code_points,
-                text: with_values.then(|| s.to_string()),
-            },
-        };
-        let mut cost: u64 = 0;
-        for (k, (piece, rule)) in rest.iter().zip(&self.steps).enumerate() {
-            let text = text_of(*piece).ok()?;
-            let before = (chain.size(), with_values.then(|| chain.value()));
-            chain = concatenate(chain, text, k);
-            cost = cost.saturating_add(match before.1 {
-                None => rule
-                    .compute_from_sizes(&|i| if i == 0 { before.0 } else { piece.size() })
-                    .unwrap_or(0),
-                Some(value) => {
-                    let args = [value, piece.value.cloned().unwrap_or(Value::Null)];
-                    rule.compute(&args, &chain.result(error_of))
-                }
-            });
-        }
+        let (chain, cost) = walk(&self.steps, pieces, with_values, error_of)?;
         let outcome = match (&chain, other.value) {
-            (Chain::Failed(f), _) => match f {
-                Compared::Operand(i) => Compared::Operand(*i),
-                Compared::Step(k, e) => Compared::Step(*k, e.clone()),
-                Compared::Value(b) => Compared::Value(*b),
-            },
-            (_, None) => Compared::Operand(pieces.len()),
-            (Chain::Text { .. }, Some(other)) => {
-                Compared::Value(self.negate != equal_to(pieces, &chain, other))
-            }
+            (Chain::Failed(f), _) => Err(match f {
+                Failure::Operand(i) => Failure::Operand(*i),
+                Failure::Step(k, e) => Failure::Step(*k, e.clone()),
+            }),
+            (_, None) => Err(Failure::Operand(pieces.len())),
+            (Chain::Text { .. }, Some(other)) => Ok(self.negate != equal_to(pieces, &chain, other)),
         };
         let result = match &outcome {
-            Compared::Value(b) => Ok(Value::Bool(*b)),
-            Compared::Operand(i) => Err(error_of(*i)),
-            Compared::Step(_, e) => Err(e.clone()),
+            Ok(b) => Ok(Value::Bool(*b)),
+            Err(Failure::Operand(i)) => Err(error_of(*i)),
+            Err(Failure::Step(_, e)) => Err(e.clone()),
         };
         let compared = if with_values {
             let args = [chain.value(), other.value.cloned().unwrap_or(Value::Null)];
@@ -184,12 +249,8 @@ impl ConcatCompare {
 
 impl ConcatCompare {
     /// [`ConcatCompare::eval`] when every operand is a string and no hook applies, the case
-    /// of nearly every evaluation: one pass over the pieces that measures each once, with
-    /// the cost formulas applied to plain numbers. `None` sends anything else (a hook, a
-    /// failed or non-string operand, a step over the limits, for which nothing was taken
-    /// from the evaluation's allowance) to [`ConcatCompare::eval`], which gives its error
-    /// and cost. The pieces come as an iterator, walked twice, so that a caller holding
-    /// them in another form need not gather them first.
+    /// of nearly every evaluation (see [`measure_strings`]); `None` sends anything else to
+    /// [`ConcatCompare::eval`], which gives its error and cost.
     #[inline]
     pub fn eval_strings<'v>(
         &self,
@@ -199,51 +260,61 @@ impl ConcatCompare {
         let Some(Value::String(other_text)) = other.value else {
             return None;
         };
-        if self.compare.has_hooks() || self.steps.iter().any(CallCost::has_hooks) {
+        if self.compare.has_hooks() {
             return None;
         }
-        let mut steps = self.steps.iter();
-        let mut bytes = 0usize;
-        let mut code_points = 0u64;
-        let mut cost = 0u64;
-        // What the `+` calls would build, each and together: taken from the evaluation's
-        // allowance only once every step is known to fit, so that handing over to the
-        // general routine never takes a step's bytes twice.
-        let (mut largest, mut built) = (0u128, 0u128);
-        for (k, piece) in pieces.clone().enumerate() {
-            let Some(Value::String(s)) = piece.value else {
-                return None;
-            };
-            let size = piece
-                .size
-                .unwrap_or_else(|| cel_runtime::strings::size_string(s) as u64);
-            if k > 0 {
-                if bytes != 0 && !s.is_empty() {
-                    let step = bytes as u128 + s.len() as u128;
-                    largest = largest.max(step);
-                    built += step;
-                }
-                let charge = steps
-                    .next()?
-                    .formula
-                    .eval(|i| if i == 0 { code_points } else { size });
-                cost = cost.saturating_add(charge);
-            }
-            bytes += s.len();
-            code_points += size;
-        }
-        if steps.next().is_some() || !limits::try_spend_bytes(largest, built) {
-            return None;
-        }
+        let (bytes, code_points, cost) = measure_strings(&self.steps, pieces.clone())?;
         let equal = other_text.len() == bytes && pieces_equal(pieces, other_text.as_bytes());
         let compared = self
             .compare
             .formula
             .eval(|i| if i == 0 { code_points } else { other.size() });
-        Some((
-            Compared::Value(self.negate != equal),
-            cost.saturating_add(compared),
-        ))
+        Some((Ok(self.negate != equal), cost.saturating_add(compared)))
+    }
+}
+
+/// `p₀ + p₁ + … + pₙ`, left-associated, every `+` resolved to string concatenation by the
+/// checker, where its value is used as a string (not compared: [`ConcatCompare`]).
+#[derive(Clone)]
+pub struct ConcatBuild {
+    /// The cost rule of each `+`, from the innermost.
+    pub steps: Vec<CallCost>,
+}
+
+impl ConcatBuild {
+    /// The chain's string and the steps' cost, or `None` when a piece that did not fail is
+    /// not a string: then the calls' own dispatch decides, and the caller must make them.
+    /// `error_of(i)` is piece `i`'s error, for cost hooks that see results.
+    pub fn eval(
+        &self,
+        pieces: &[Operand<'_>],
+        error_of: &dyn Fn(usize) -> Error,
+    ) -> Option<(Built, u64)> {
+        if let Some(done) = self.eval_strings(pieces.iter().copied()) {
+            return Some(done);
+        }
+        let (chain, cost) = walk(&self.steps, pieces, true, error_of)?;
+        let built = match chain {
+            Chain::Failed(f) => Err(f),
+            Chain::Text { text, .. } => Ok(Arc::from(text.unwrap_or_default())),
+        };
+        Some((built, cost))
+    }
+
+    /// [`ConcatBuild::eval`] when every piece is a string and no hook applies, the case of
+    /// nearly every evaluation (see [`measure_strings`]): the string is joined once, in one
+    /// allocation (`cel_runtime::arith::joined_str`).
+    #[inline]
+    pub fn eval_strings<'v>(
+        &self,
+        pieces: impl Iterator<Item = Operand<'v>> + Clone,
+    ) -> Option<(Built, u64)> {
+        let (_, _, cost) = measure_strings(&self.steps, pieces.clone())?;
+        let texts = pieces.filter_map(|p| match p.value {
+            Some(Value::String(s)) => Some(&**s),
+            _ => None,
+        });
+        Some((Ok(cel_runtime::arith::joined_str(texts)), cost))
     }
 }
 
@@ -270,7 +341,7 @@ fn pieces_equal<'v>(pieces: impl Iterator<Item = Operand<'v>>, whole: &[u8]) -> 
 fn concatenate(chain: Chain, piece: Option<(&str, u64)>, step: usize) -> Chain {
     match (chain, piece) {
         (Chain::Failed(f), _) => Chain::Failed(f),
-        (_, None) => Chain::Failed(Compared::Operand(step + 1)),
+        (_, None) => Chain::Failed(Failure::Operand(step + 1)),
         (
             Chain::Text {
                 bytes,
@@ -282,7 +353,7 @@ fn concatenate(chain: Chain, piece: Option<(&str, u64)>, step: usize) -> Chain {
             if bytes != 0 && !s.is_empty() {
                 let total = bytes as u128 + s.len() as u128;
                 if let Err(e) = limits::check_bytes("_+_", total) {
-                    return Chain::Failed(Compared::Step(step, e));
+                    return Chain::Failed(Failure::Step(step, e));
                 }
             }
             if let Some(t) = &mut text {

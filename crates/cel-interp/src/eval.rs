@@ -483,6 +483,14 @@ fn eval_unguarded<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> {
                 return e;
             }
             st.charge(*list_cost)?;
+            // A host's hook on `_+_` prices the append as it would the call, seeing `[e]` (a
+            // failed operand as null) and, below, the accumulator appended to, as in cel-go,
+            // which appends in place before it charges.
+            let listed = add_cost.has_hooks().then(|| match &e {
+                Ok(x) => (Value::from(vec![x.clone()]), None),
+                // Nothing is appended: the hook sees the accumulator as it is.
+                Err(_) => (Value::Null, acc.as_ref().ok().cloned()),
+            });
             // The cost of `acc + [e]` as cel-go computes it: sizes of both operands.
             let acc_size = match &acc {
                 Ok(Value::List(l)) => l.len() as u64,
@@ -499,12 +507,23 @@ fn eval_unguarded<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> {
                 (Err(a), _) => Err(a),
                 (_, Err(e)) => Err(e),
             };
-            // Hooks never apply to `_+_`; the built-in cost of `add_list` is fixed anyway. The
-            // formula was resolved from the overload id when the plan was made.
-            let sizes = [acc_size, 1];
-            let c = add_cost
-                .formula
-                .eval(|i| sizes.get(i).copied().unwrap_or(1));
+            // Without a hook, the built-in cost of `add_list` (fixed anyway), whose formula was
+            // resolved from the overload id when the plan was made.
+            let c = match listed {
+                Some((listed, unchanged)) => {
+                    let appended = match &r {
+                        Ok(appended) => appended.clone(),
+                        Err(_) => unchanged.unwrap_or(Value::Null),
+                    };
+                    add_cost.compute(&[appended, listed], &r)
+                }
+                None => {
+                    let sizes = [acc_size, 1];
+                    add_cost
+                        .formula
+                        .eval(|i| sizes.get(i).copied().unwrap_or(1))
+                }
+            };
             st.charge(c)?;
             r
         }

@@ -216,6 +216,10 @@ pub enum Op {
     /// other_err]`, result `(bool, err)` as the calls and the comparison would give them;
     /// it charges their costs too. `steps` are the `+` calls, innermost first.
     ConcatCompare { negate: bool, steps: Vec<ExprId> },
+    /// `p₀ + p₁ + … + pₙ`, every `+` string concatenation (`add_string`), built once: args
+    /// `[p₀, e₀, …, pₙ, eₙ]`, result `(val, err)` as the calls would give them; it charges
+    /// their costs too. `steps` are the `+` calls, innermost first.
+    ConcatBuild { steps: Vec<ExprId> },
     /// Ordering of two values of any types: `(bool, err)`. The call's function, overloads and
     /// dynamic dispatch are as for [`Op::Call`], for the values that are not two `int`s.
     ValCmp {
@@ -276,6 +280,9 @@ pub enum Op {
         /// The call's first argument (a member call's receiver) in the checked AST, whose
         /// type decides which cost hooks can apply.
         first_arg: Option<ExprId>,
+        /// The call is a comprehension's `acc + [x]`, appended in place, whose second
+        /// operand here is the element `x`: a cost hook sees the list `[x]`.
+        appends: bool,
     },
     /// Evaluates a subtree with the interpreter (a residual): `(val, err)`.
     Residual(ExprId),

@@ -617,6 +617,12 @@ impl<'a> Lowerer<'a> {
         {
             return self.lower_concat_compare(e, f == operators::NOT_EQUALS, &pieces, steps, r);
         }
+        if f == operators::ADD
+            && let Some((pieces, steps)) = self.concat_chain(e)
+            && steps.len() >= 2
+        {
+            return self.lower_concat_build(e, &pieces, steps);
+        }
         if let Some(t) = &call.target
             && let [arg] = call.args.as_slice()
             && matches!(self.costs.charge(e.id), Charge::Free)
@@ -786,17 +792,35 @@ impl<'a> Lowerer<'a> {
         steps: Vec<ExprId>,
         other: &'a Expr,
     ) -> Lv {
-        let mut args = Vec::with_capacity(2 * pieces.len() + 2);
-        for operand in pieces.iter().copied().chain(std::iter::once(other)) {
-            let lv = self.lower(operand);
-            let lv = self.as_val(lv, e.id);
-            args.push(lv.v);
-            args.push(self.err_or_none(lv.err, e.id));
-        }
+        let operands: Vec<&'a Expr> = pieces.iter().copied().chain([other]).collect();
+        let args = self.lower_operand_pairs(&operands, e.id);
         let (v, err) = self
             .b
             .inst2(Op::ConcatCompare { negate, steps }, args, Ty::Bool, e.id);
         Lv { v, err: Some(err) }
+    }
+
+    /// A chain of two or more string concatenations (not compared) as one
+    /// [`Op::ConcatBuild`], which builds the string once instead of once per `+`: the pieces
+    /// are evaluated in the order the calls would evaluate them; the op makes the calls'
+    /// results and charges.
+    fn lower_concat_build(&mut self, e: &Expr, pieces: &[&'a Expr], steps: Vec<ExprId>) -> Lv {
+        let args = self.lower_operand_pairs(pieces, e.id);
+        let (v, err) = self.b.inst2(Op::ConcatBuild { steps }, args, Ty::Val, e.id);
+        Lv { v, err: Some(err) }
+    }
+
+    /// Each operand lowered, in order, as a value and its error (`noerr` when it cannot
+    /// fail): the arguments of the concatenation ops.
+    fn lower_operand_pairs(&mut self, operands: &[&'a Expr], expr: ExprId) -> Vec<Value> {
+        let mut args = Vec::with_capacity(2 * operands.len());
+        for operand in operands {
+            let lv = self.lower(operand);
+            let lv = self.as_val(lv, expr);
+            args.push(lv.v);
+            args.push(self.err_or_none(lv.err, expr));
+        }
+        args
     }
 
     /// A value of a type to pass along an error path (never used).
@@ -1030,6 +1054,20 @@ impl<'a> Lowerer<'a> {
         lvs: &[Lv],
         result: Lv,
     ) {
+        self.charge_call_appending(e, function, overloads, lvs, result, false);
+    }
+
+    /// [`Self::charge_call`] that says whether the call is a comprehension's append (see
+    /// [`Op::ChargeCall`]).
+    fn charge_call_appending(
+        &mut self,
+        e: &Expr,
+        function: &str,
+        overloads: &[Arc<str>],
+        lvs: &[Lv],
+        result: Lv,
+        appends: bool,
+    ) {
         let overload: Arc<str> = match self.costs.charge(e.id) {
             Charge::Call { overload, .. } => overload.as_str().into(),
             _ => match overloads {
@@ -1054,6 +1092,7 @@ impl<'a> Lowerer<'a> {
                 function: function.into(),
                 overload,
                 first_arg,
+                appends,
             },
             args,
             e.id,
@@ -1686,7 +1725,13 @@ impl<'a> Lowerer<'a> {
                     }
                 };
                 let ovl = self.overloads_of(id);
-                self.charge_call(e, operators::ADD, &ovl, &[acc, elem], r);
+                // The accumulator a hook sees is the list appended to, as in cel-go, whose
+                // list is appended to in place before the call is charged.
+                let appended = Lv {
+                    v: r.v,
+                    err: acc.err,
+                };
+                self.charge_call_appending(e, operators::ADD, &ovl, &[appended, elem], r, true);
                 Some(r)
             }
             ("cel.@mapInsert", [_, k, v]) => {

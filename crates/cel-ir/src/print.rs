@@ -77,6 +77,10 @@ fn op_text(op: &Op) -> String {
                 steps.join(", ")
             )
         }
+        Op::ConcatBuild { steps } => {
+            let steps: Vec<String> = steps.iter().map(|s| format!("#{s}")).collect();
+            format!("concat [{}]", steps.join(", "))
+        }
         Op::ValCmp { op, .. } => format!("val.cmp.{}", op.text()),
         Op::ErrOr => "err.or".into(),
         Op::IsErr => "is.err".into(),
@@ -124,8 +128,14 @@ fn op_text(op: &Op) -> String {
             }
         }
         Op::ChargeCall {
-            function, overload, ..
-        } => format!("charge.call {function} {overload:?}"),
+            function,
+            overload,
+            appends,
+            ..
+        } => format!(
+            "charge.call {function} {overload:?}{}",
+            if *appends { " appends" } else { "" }
+        ),
         Op::Residual(id) => format!("residual #{id}"),
         Op::IndexInc => "index.inc".into(),
         Op::IndexLt => "index.lt".into(),

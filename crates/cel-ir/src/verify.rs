@@ -272,6 +272,7 @@ fn check_types(
             | Op::DoubleCmp(_)
             | Op::ValCmp { .. }
             | Op::ConcatCompare { .. }
+            | Op::ConcatBuild { .. }
             | Op::ListPushOpt
             | Op::MapEntry { .. }
             | Op::MakeStruct { .. }
@@ -331,6 +332,13 @@ fn check_types(
                     .chunks(2)
                     .all(|pair| t(&pair[0]) == Ty::Val && t(&pair[1]) == Ty::Err)
                 && t(&results[0]) == Ty::Bool
+        }
+        Op::ConcatBuild { steps } => {
+            args.len() == 2 * steps.len() + 2
+                && args
+                    .chunks(2)
+                    .all(|pair| t(&pair[0]) == Ty::Val && t(&pair[1]) == Ty::Err)
+                && t(&results[0]) == Ty::Val
         }
         Op::IterKey { .. } | Op::IterValue => {
             args.len() == 2 && t(&args[0]) == Ty::Val && t(&args[1]) == Ty::Index

@@ -38,9 +38,9 @@ use crate::abi::{
     VALUE_BOOL, VALUE_SCALAR, VALUE_TAG,
 };
 use crate::shims::{
-    CallSite, ConcatSite, CostSite, ERR_DIVIDE_BY_ZERO, ERR_INT_OVERFLOW, ERR_MODULUS_BY_ZERO,
-    ERR_NAN, ERR_NO_SUCH_ATTRIBUTE, ERR_NO_SUCH_OVERLOAD, ERR_UINT_OVERFLOW, FieldSite, KeyInSite,
-    RegexSite, ResidualSite, SetSite, Shim, StructSite, VarSite,
+    CallSite, ConcatBuildSite, ConcatSite, CostSite, ERR_DIVIDE_BY_ZERO, ERR_INT_OVERFLOW,
+    ERR_MODULUS_BY_ZERO, ERR_NAN, ERR_NO_SUCH_ATTRIBUTE, ERR_NO_SUCH_OVERLOAD, ERR_UINT_OVERFLOW,
+    FieldSite, KeyInSite, RegexSite, ResidualSite, SetSite, Shim, StructSite, VarSite,
 };
 
 /// The error handle bit marking an error raised inline: bits 26..31 hold its kind, bits
@@ -1107,6 +1107,7 @@ impl Emitter<'_, '_> {
             | Op::ValCmp { .. }
             | Op::InSet(_) => self.compare_inst(inst),
             Op::ConcatCompare { negate, steps } => self.concat_compare(inst, *negate, steps),
+            Op::ConcatBuild { steps } => self.concat_build(inst, steps),
             Op::ErrOr
             | Op::IsErr
             | Op::ErrAgain { .. }
@@ -1309,6 +1310,17 @@ impl Emitter<'_, '_> {
         Ok(())
     }
 
+    /// The cost rule of the call at `expr` (`function`), whose first argument is a string (a
+    /// concatenation's chain so far): hooks scoped to other first arguments are left out.
+    fn string_call_rule(&self, expr: ExprId, function: &str) -> cel_interp::CallCost {
+        let overload = match self.costs.charge(expr) {
+            Charge::Call { overload, .. } => overload,
+            _ => "",
+        };
+        self.env
+            .call_cost_rule(overload, function, Some(&cel_types::Type::String))
+    }
+
     /// `p₀ + … + pₙ == other` on strings: one call that compares the pieces where they are
     /// and charges what the `+` calls and the comparison would have (`cel_interp::concat`).
     fn concat_compare(
@@ -1317,37 +1329,60 @@ impl Emitter<'_, '_> {
         negate: bool,
         steps: &[ExprId],
     ) -> Result<(), JitError> {
-        // Every `+` and the comparison see the chain, a string, as their first argument:
-        // hooks scoped to other first arguments are left out.
-        let rule = |em: &Self, expr: ExprId, function: &str| match em.costs.charge(expr) {
-            Charge::Call { overload, .. } => {
-                em.env
-                    .call_cost_rule(overload, function, Some(&cel_types::Type::String))
-            }
-            _ => em
-                .env
-                .call_cost_rule("", function, Some(&cel_types::Type::String)),
+        let function = if negate {
+            cel_syntax::operators::NOT_EQUALS
+        } else {
+            cel_syntax::operators::EQUALS
         };
         let compare = cel_interp::concat::ConcatCompare {
-            steps: steps
-                .iter()
-                .map(|s| rule(self, *s, cel_syntax::operators::ADD))
-                .collect(),
-            compare: rule(
-                self,
-                inst.expr,
-                if negate {
-                    cel_syntax::operators::NOT_EQUALS
-                } else {
-                    cel_syntax::operators::EQUALS
-                },
-            ),
+            steps: self.concat_step_rules(steps),
+            compare: self.string_call_rule(inst.expr, function),
             negate,
         };
         let site = self.data.keep(ConcatSite {
             compare,
             steps: steps.to_vec(),
         });
+        let (v, e) = self.concat_call(inst, Shim::cel_rt_concat_compare, site)?;
+        let v = self.is_nonzero(v);
+        self.def(inst.results[0], v);
+        self.def(inst.results[1], e);
+        Ok(())
+    }
+
+    /// `p₀ + … + pₙ` on strings, not compared: one call that builds the string once and
+    /// charges what the `+` calls would have (`cel_interp::concat`).
+    fn concat_build(&mut self, inst: &cel_ir::Inst, steps: &[ExprId]) -> Result<(), JitError> {
+        let build = cel_interp::concat::ConcatBuild {
+            steps: self.concat_step_rules(steps),
+        };
+        let site = self.data.keep(ConcatBuildSite {
+            build,
+            steps: steps.to_vec(),
+        });
+        let (v, e) = self.concat_call(inst, Shim::cel_rt_concat_build, site)?;
+        self.def(inst.results[0], v);
+        self.def(inst.results[1], e);
+        Ok(())
+    }
+
+    /// The cost rules of a chain's `+` calls, innermost first.
+    fn concat_step_rules(&self, steps: &[ExprId]) -> Vec<cel_interp::CallCost> {
+        steps
+            .iter()
+            .map(|s| self.string_call_rule(*s, cel_syntax::operators::ADD))
+            .collect()
+    }
+
+    /// Calls a concatenation shim with its site and the instruction's `(value, err)`
+    /// operands in a stack array (each with its size when it is a constant), with the cost
+    /// stored before and reloaded and checked after, for the shim adds the calls' costs.
+    fn concat_call<T>(
+        &mut self,
+        inst: &cel_ir::Inst,
+        shim: Shim,
+        site: *const T,
+    ) -> Result<(cl::Value, cl::Value), JitError> {
         let s = self.ptr_const(site);
         let size = u32::try_from(inst.args.len() / 2 * 16).unwrap_or(u32::MAX);
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
@@ -1366,15 +1401,12 @@ impl Emitter<'_, '_> {
         if self.track_cost {
             self.spill_cost();
         }
-        let (v, e) = self.call2(Shim::cel_rt_concat_compare, &[s, pairs, n])?;
+        let result = self.call2(shim, &[s, pairs, n])?;
         if self.track_cost {
             self.reload_cost();
             self.check_limit();
         }
-        let v = self.is_nonzero(v);
-        self.def(inst.results[0], v);
-        self.def(inst.results[1], e);
-        Ok(())
+        Ok(result)
     }
 
     /// `operand.field` on a value the checker typed as an object: an object of the layout
@@ -2095,10 +2127,11 @@ impl Emitter<'_, '_> {
                 function,
                 overload,
                 first_arg,
+                appends,
             } => {
                 let first_type = first_arg.map(|id| self.checked.type_of(id));
                 let rule = self.env.call_cost_rule(overload, function, first_type);
-                self.charge_call(rule, a)?;
+                self.charge_call(rule, a, *appends)?;
             }
             other => return Err(misrouted(other)),
         }
@@ -2133,16 +2166,18 @@ impl Emitter<'_, '_> {
     /// here or measured inline, else a helper that runs the hooks. Hooks that apply only to
     /// opaque values are decided by the first argument: left out for a scalar, and behind a
     /// tag test for a value of dynamic type (`dyn == 'x'` in Kubernetes pays no hook).
+    /// `appends`: the call is a comprehension's `acc + [x]` (see [`Op::ChargeCall`]).
     fn charge_call(
         &mut self,
         rule: cel_interp::CallCost,
         a: &[cel_ir::Value],
+        appends: bool,
     ) -> Result<(), JitError> {
         if !rule.hooks_need_opaque_first_argument() {
-            return self.charge_call_by_rule(rule, a);
+            return self.charge_call_by_rule(rule, a, appends);
         }
         if self.func.ty(a[0]) != Ty::Val {
-            return self.charge_call_by_rule(rule.without_hooks(), a);
+            return self.charge_call_by_rule(rule.without_hooks(), a, appends);
         }
         let value = self.v(a[0])?;
         let err = self.v(a[1])?;
@@ -2159,10 +2194,10 @@ impl Emitter<'_, '_> {
         self.b.set_cold_block(with_hooks);
         self.b.ins().brif(hooked, with_hooks, &[], without, &[]);
         self.b.switch_to_block(without);
-        self.charge_call_by_rule(rule.without_hooks(), a)?;
+        self.charge_call_by_rule(rule.without_hooks(), a, appends)?;
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(with_hooks);
-        self.charge_call_by_rule(rule, a)?;
+        self.charge_call_by_rule(rule, a, appends)?;
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(join);
         Ok(())
@@ -2173,6 +2208,7 @@ impl Emitter<'_, '_> {
         &mut self,
         rule: cel_interp::CallCost,
         a: &[cel_ir::Value],
+        appends: bool,
     ) -> Result<(), JitError> {
         if let Some(fixed) = rule.fixed() {
             self.add_cost_imm(fixed);
@@ -2197,6 +2233,10 @@ impl Emitter<'_, '_> {
                 };
                 let p = if !hooks && scalar {
                     self.ptr_const(&NULL_VALUE as *const Value)
+                } else if hooks && appends && i == 1 {
+                    // The hook sees the appended list `[x]`, made for it.
+                    let element = self.boxed(pair[0])?;
+                    self.call(Shim::cel_rt_list_of_one, &[element])?
                 } else {
                     self.boxed(pair[0])?
                 };

@@ -123,6 +123,13 @@ pub(crate) struct ConcatSite {
     pub steps: Vec<i64>,
 }
 
+/// `p₀ + … + pₙ` on strings, built once (`concat`): the calls' cost rules and expressions
+/// (for their errors).
+pub(crate) struct ConcatBuildSite {
+    pub build: cel_interp::concat::ConcatBuild,
+    pub steps: Vec<i64>,
+}
+
 /// `x in [constants]`.
 pub(crate) struct SetSite {
     pub set: Vec<Value>,
@@ -163,6 +170,7 @@ abi_pointer!(
     RegexSite,
     SetSite,
     ConcatSite,
+    ConcatBuildSite,
     ResidualSite,
     StructSite,
     ValErr
@@ -363,6 +371,43 @@ unsafe fn set_err(ctx: *mut Ctx<'_>, handle: u32) {
     unsafe { (*ctx).err_out = handle }
 }
 
+/// Adds a concatenation's cost (`cel_rt_concat_compare`, `cel_rt_concat_build`) to the
+/// context's.
+///
+/// # Safety
+///
+/// As for [`state`].
+unsafe fn add_concat_cost(ctx: *mut Ctx<'_>, cost: u64) {
+    let cost = i64::try_from(cost).unwrap_or(i64::MAX).min(1 << 62);
+    // SAFETY: the live context (the caller's contract), no reference to it held (as in
+    // `stop`).
+    unsafe { (*ctx).cost = (*ctx).cost.saturating_add(cost) };
+}
+
+/// Sets the error of a concatenation's failure: the failed operand's (its handle in
+/// `pairs`), or the error of the `+` call that failed, at its expression (`steps`).
+///
+/// # Safety
+///
+/// As for [`state`]; `pairs` are the call's operands.
+unsafe fn raise_concat_failure(
+    ctx: *mut Ctx<'_>,
+    steps: &[i64],
+    pairs: &[ValErr],
+    failure: cel_interp::concat::Failure,
+) {
+    let handle = match failure {
+        cel_interp::concat::Failure::Operand(i) => pairs[i].err,
+        cel_interp::concat::Failure::Step(k, e) => {
+            let expr = steps.get(k).copied().unwrap_or(0);
+            // SAFETY: the caller's contract.
+            unsafe { state(ctx).error(e.at(expr)) }
+        }
+    };
+    // SAFETY: the caller's contract.
+    unsafe { set_err(ctx, handle) };
+}
+
 /// Hands over a concatenation's comparison (`cel_rt_concat_compare`): adds its cost to the
 /// context's and returns its value, or sets the error of the operand or step that failed.
 ///
@@ -375,31 +420,78 @@ unsafe fn concat_compared(
     pairs: &[ValErr],
     (outcome, cost): (cel_interp::concat::Compared, u64),
 ) -> i64 {
-    let cost = i64::try_from(cost).unwrap_or(i64::MAX).min(1 << 62);
-    // SAFETY: the live context (the caller's contract), no reference to it held (as in
-    // `stop`).
-    unsafe { (*ctx).cost = (*ctx).cost.saturating_add(cost) };
-    match outcome {
-        cel_interp::concat::Compared::Value(b) => {
-            // SAFETY: the caller's contract.
-            unsafe { set_err(ctx, 0) };
-            i64::from(b)
-        }
-        cel_interp::concat::Compared::Operand(i) => {
-            // SAFETY: the caller's contract.
-            unsafe { set_err(ctx, pairs[i].err) };
-            0
-        }
-        cel_interp::concat::Compared::Step(k, e) => {
-            let expr = site.steps.get(k).copied().unwrap_or(0);
-            // SAFETY: the caller's contract.
-            unsafe {
-                let handle = state(ctx).error(e.at(expr));
-                set_err(ctx, handle);
+    // SAFETY: the caller's contract.
+    unsafe {
+        add_concat_cost(ctx, cost);
+        match outcome {
+            Ok(b) => {
+                set_err(ctx, 0);
+                i64::from(b)
             }
-            0
+            Err(failure) => {
+                raise_concat_failure(ctx, &site.steps, pairs, failure);
+                0
+            }
         }
     }
+}
+
+/// Hands over a concatenation's string (`cel_rt_concat_build`): adds its cost to the
+/// context's and returns the string, in the arena, or sets the error of the operand or step
+/// that failed.
+///
+/// # Safety
+///
+/// As for [`state`]; `pairs` are the call's operands.
+unsafe fn concat_built(
+    ctx: *mut Ctx<'_>,
+    site: &ConcatBuildSite,
+    pairs: &[ValErr],
+    (built, cost): (cel_interp::concat::Built, u64),
+) -> *const Value {
+    // SAFETY: the caller's contract.
+    unsafe {
+        add_concat_cost(ctx, cost);
+        match built {
+            Ok(text) => put(ctx, Ok(Value::String(text))),
+            Err(failure) => {
+                raise_concat_failure(ctx, &site.steps, pairs, failure);
+                &NULL_VALUE
+            }
+        }
+    }
+}
+
+/// The operands of a concatenation shim as the runtime sees them: a failed one without its
+/// value, a constant with its size.
+///
+/// # Safety
+///
+/// The values of `pair` are live (generated code's operands).
+unsafe fn concat_operand<'v>(pair: &ValErr) -> Operand<'v> {
+    Operand {
+        // SAFETY: the caller's contract.
+        value: (pair.err == 0).then(|| unsafe { val(pair.value) }),
+        size: pair.known_size.checked_sub(1).map(u64::from),
+    }
+}
+
+/// Calls `eval` with the operands gathered in a slice (on the stack for the pieces most
+/// chains have; more take an allocation).
+fn with_concat_operands<R>(pairs: &[ValErr], eval: impl FnOnce(&[Operand<'_>]) -> R) -> R {
+    const INLINE: usize = 8;
+    if pairs.len() > INLINE {
+        // SAFETY: the operands are live for the shim's call (its caller's contract).
+        let spilled: Vec<Operand<'_>> =
+            pairs.iter().map(|p| unsafe { concat_operand(p) }).collect();
+        return eval(&spilled);
+    }
+    let mut inline = [Operand::default(); INLINE];
+    for (slot, p) in inline.iter_mut().zip(pairs) {
+        // SAFETY: as above.
+        *slot = unsafe { concat_operand(p) };
+    }
+    eval(&inline[..pairs.len()])
 }
 
 static TRUE_VALUE: Value = Value::Bool(true);
@@ -775,6 +867,11 @@ shims! {
         p
     }
 
+    /// `[v]`, the list a cost hook sees appended by `acc + [v]`.
+    fn cel_rt_list_of_one(ctx, v: *const Value) -> *const Value {
+        state(ctx).arena.alloc(Value::from(vec![val(v).clone()]))
+    }
+
     /// `acc + [v]` in place.
     fn cel_rt_list_append(ctx, list: *const Value, v: *const Value) -> *const Value {
         let (p, l) = owned(ctx, list);
@@ -935,38 +1032,45 @@ shims! {
     /// the call). A piece that is not a string (a host bound a variable against its
     /// declaration) leaves the evaluation to the interpreter, whose calls decide.
     fn cel_rt_concat_compare(ctx, site_ptr: *const ConcatSite, pairs: *const ValErr, n: i64) -> i64 {
-        /// The pieces most chains have: more take an allocation.
-        const INLINE: usize = 8;
         let s = site(site_ptr);
         let pairs = std::slice::from_raw_parts(pairs, usize::try_from(n).unwrap_or(0));
         let Some((other, pieces)) = pairs.split_last() else {
             return 0;
         };
-        let operand = |p: &ValErr| Operand {
-            value: (p.err == 0).then(|| val(p.value)),
-            size: p.known_size.checked_sub(1).map(u64::from),
-        };
+        let operand = |p: &ValErr| concat_operand(p);
         if let Some(done) = s.compare.eval_strings(pieces.iter().map(operand), operand(other)) {
             return concat_compared(ctx, s, pairs, done);
         }
-        let mut inline = [Operand::default(); INLINE];
-        let spilled: Vec<Operand<'_>>;
-        let operands: &[Operand<'_>] = if pieces.len() <= INLINE {
-            for (slot, p) in inline.iter_mut().zip(pieces) {
-                *slot = operand(p);
-            }
-            &inline[..pieces.len()]
-        } else {
-            spilled = pieces.iter().map(operand).collect();
-            &spilled
-        };
         let error_of = |i: usize| state(ctx).take_error(pairs[i].err);
-        let Some((outcome, cost)) = s.compare.eval(operands, operand(other), &error_of) else {
+        let done = with_concat_operands(pieces, |operands| {
+            s.compare.eval(operands, operand(other), &error_of)
+        });
+        let Some(done) = done else {
             stop(ctx, STATUS_FALLBACK, Error::internal("a concatenated piece is not a string"));
             set_err(ctx, 0);
             return 0;
         };
-        concat_compared(ctx, s, pairs, (outcome, cost))
+        concat_compared(ctx, s, pairs, done)
+    }
+
+    /// `p₀ + … + pₙ` on strings, built once: `pairs` are the pieces' `(value, err)`; the
+    /// calls' costs are added to the context's cost (stored by generated code before the
+    /// call). A piece that is not a string (a host bound a variable against its
+    /// declaration) leaves the evaluation to the interpreter, whose calls decide.
+    fn cel_rt_concat_build(ctx, site_ptr: *const ConcatBuildSite, pairs: *const ValErr, n: i64) -> *const Value {
+        let s = site(site_ptr);
+        let pairs = std::slice::from_raw_parts(pairs, usize::try_from(n).unwrap_or(0));
+        if let Some(done) = s.build.eval_strings(pairs.iter().map(|p| concat_operand(p))) {
+            return concat_built(ctx, s, pairs, done);
+        }
+        let error_of = |i: usize| state(ctx).take_error(pairs[i].err);
+        let Some(done) = with_concat_operands(pairs, |operands| s.build.eval(operands, &error_of))
+        else {
+            stop(ctx, STATUS_FALLBACK, Error::internal("a concatenated piece is not a string"));
+            set_err(ctx, 0);
+            return &NULL_VALUE;
+        };
+        concat_built(ctx, s, pairs, done)
     }
 
     /// Before a call that can build a large value: stops the evaluation (for the

@@ -174,10 +174,34 @@ pub fn concat_strings(a: &Arc<str>, b: &Arc<str>) -> Result<Arc<str>> {
         return Ok(b.clone());
     }
     limits::check_bytes("_+_", a.len() as u128 + b.len() as u128)?;
-    let mut s = String::with_capacity(a.len() + b.len());
-    s.push_str(a);
-    s.push_str(b);
-    Ok(s.into())
+    Ok(joined_str([&**a, &**b]))
+}
+
+/// Results up to this many bytes are joined in [`joined_str`]'s reused buffer; a larger one
+/// is built in a `String` of its own (its copy outweighs an allocation), so that the buffer
+/// a thread keeps stays small.
+const SCRATCH_BYTES: usize = 4096;
+
+thread_local! {
+    /// Where [`joined_str`] joins small results before they are copied into their `Arc`.
+    static SCRATCH: std::cell::RefCell<String> =
+        const { std::cell::RefCell::new(String::new()) };
+}
+
+/// The pieces joined into one shared string, in one allocation when the result is small:
+/// `String::into` an `Arc<str>` allocates again and copies, which made a concatenation in
+/// a comprehension's loop twice the allocator's work it needs to be.
+pub fn joined_str<'a>(pieces: impl IntoIterator<Item = &'a str, IntoIter: Clone>) -> Arc<str> {
+    let pieces = pieces.into_iter();
+    let bytes: usize = pieces.clone().map(str::len).sum();
+    if bytes > SCRATCH_BYTES {
+        return Arc::from(pieces.collect::<String>());
+    }
+    SCRATCH.with_borrow_mut(|scratch| {
+        scratch.clear();
+        scratch.extend(pieces);
+        Arc::from(scratch.as_str())
+    })
 }
 
 /// `bytes + bytes`; an error rather than a result over [`limits::MAX_RESULT_BYTES`].
@@ -189,10 +213,8 @@ pub fn concat_bytes(a: &Arc<[u8]>, b: &Arc<[u8]>) -> Result<Arc<[u8]>> {
         return Ok(b.clone());
     }
     limits::check_bytes("_+_", a.len() as u128 + b.len() as u128)?;
-    let mut v = Vec::with_capacity(a.len() + b.len());
-    v.extend_from_slice(a);
-    v.extend_from_slice(b);
-    Ok(v.into())
+    // A chain of two slices' elements has a known length: the `Arc` is allocated once.
+    Ok(a.iter().chain(b.iter()).copied().collect())
 }
 
 /// `list + list`. An empty operand returns the other list without copying; a result over

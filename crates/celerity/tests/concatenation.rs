@@ -1,8 +1,9 @@
-//! `a + b + c == x` on strings, which native code compares piece by piece without building
-//! the concatenation (`concat.eq`): the interpreter's value, error and cost, with pieces and
-//! the compared value failing, of other types, of several bytes per code point, past the
-//! limits on built strings, under cost limits, and with a host's cost hook on `+` (which
-//! must see the values).
+//! Chains of string concatenations in native code: `a + b + c == x`, compared piece by piece
+//! without building the concatenation (`concat.eq`), and `a + b + c` used otherwise, built
+//! once (`concat`). Both give the interpreter's value, error and cost, with pieces and the
+//! compared value failing, of other types, of several bytes per code point, past the limits
+//! on built strings, under cost limits, and with a host's cost hook on `+` (which must see
+//! the values).
 
 use std::sync::Arc;
 
@@ -19,8 +20,13 @@ fn env(hooked: bool) -> Env {
         .all_extension_libraries();
     if hooked {
         // Charges a concatenation by its result's length in bytes, to see the values.
+        // A comprehension's `acc + [x]` is charged by what it sees too.
         let hook = Arc::new(|args: &[Value], result: &Value| match (args, result) {
             ([Value::String(a), _], Value::String(r)) => Some(a.len() as u64 + r.len() as u64),
+            ([Value::List(a), Value::List(x)], Value::List(r)) => {
+                Some(100 * a.len() as u64 + 10 * x.len() as u64 + r.len() as u64)
+            }
+            ([Value::List(a), Value::Null], _) => Some(1000 + a.len() as u64),
             _ => Some(7),
         });
         b = b.actual_cost(CostKey::Function("_+_".into()), hook);
@@ -73,6 +79,35 @@ const EXPRESSIONS: &[&str] = &[
     "[1, 2, 3].all(i, s + string(i) + t != t)",
     "[s, t].exists(x, x + '!' == t + '!')",
     "(s + t == s) || (s + t == t + s) || s + s == s + s",
+    // Chains built, not compared.
+    "s + ' ' + t",
+    "'' + e + ''",
+    "e + s + e",
+    "s + t + s + t + s + t + s + t + s + t",
+    "'a' + s + 'b' + t + 'c' + s + 'd' + t + 'e' + s + 'f'",
+    "m.a + s + t",
+    "m.missing + s + t",
+    "s + m.missing + t",
+    "s + t + m.missing",
+    "s + m.missing + m.other",
+    "string(m.n) + s + dyn(m.u)",
+    "(s + t + s).size()",
+    "(big + s + t).size()",
+    "(big + big + s).size()",
+    "(s + big + big).size()",
+    "(e + big + e + big).size()",
+    "[1, 2, 3, 4, 5, 6].exists(i, (big + t + big).size() == 0)",
+    "[1, 2, 3].map(i, s + string(i) + t)",
+    "[s, t].map(x, x + '!' + x)",
+    "[s, t, e].filter(x, (x + '-' + x).startsWith(s))",
+    "{s + t + s: 1, t + s + t: 2}",
+    "(s + ' ' + t).startsWith(s + ' ')",
+    "size(s + t + s) + size(t + s + t)",
+    // Appends in a comprehension, which the hook sees, with elements that fail.
+    "[1, 2, 3].map(i, s)",
+    "[1, 2, 3].filter(i, i > 1)",
+    "[0, 1].map(i, [m.a, m.missing][i])",
+    "m.map(k, k + s + k)",
 ];
 
 fn programs(env: &Env, expr: &str, limit: Option<u64>) -> (Program, Program) {
@@ -112,23 +147,31 @@ fn native_comparisons_of_concatenations_agree_with_the_interpreter() {
     }
 }
 
-/// The chains are compiled as one comparison, or the test above would compare less than it
-/// says.
+/// The chains are compiled as one comparison or one build, or the test above would compare
+/// less than it says.
 #[test]
-fn chains_compile_to_one_comparison() {
+fn chains_compile_to_one_operation() {
     let env = env(false);
-    let ast = env.compile("'a' + s + 'b' + t == 'x'").unwrap();
-    let program = env
-        .program_with(
-            &ast,
-            ProgramOptions::default()
-                .backend(Backend::Jit)
-                .keep_code_text(true),
-        )
-        .unwrap();
-    let ir = program.ir_text().expect("the IR");
-    assert!(ir.contains("concat.eq ["), "{ir}");
-    assert!(!ir.contains("call _+_"), "{ir}");
+    for (expr, op) in [
+        ("'a' + s + 'b' + t == 'x'", "concat.eq ["),
+        ("('a' + s + 'b' + t).size()", "concat ["),
+        ("[1].map(i, s + string(i) + t)", "concat ["),
+    ] {
+        let ast = env.compile(expr).unwrap();
+        let program = env
+            .program_with(
+                &ast,
+                ProgramOptions::default()
+                    .backend(Backend::Jit)
+                    .keep_code_text(true),
+            )
+            .unwrap();
+        let ir = program.ir_text().expect("the IR");
+        assert!(ir.contains(op), "{expr}: {ir}");
+        // No `+` is called (`charge.call _+_` is the comprehension's append).
+        assert!(!ir.contains(" call _+_ ["), "{expr}: {ir}");
+        assert!(!ir.contains("call.dyn _+_"), "{expr}: {ir}");
+    }
 }
 
 /// A variable bound against its declaration (a host's mistake) is not a string: the
@@ -137,7 +180,14 @@ fn chains_compile_to_one_comparison() {
 fn a_piece_that_is_not_a_string_is_the_interpreters() {
     let env = env(false);
     let act = activation().with("s", Value::Int(1));
-    for expr in ["s + t == 'x'", "t + s == 'x'", "s + t != d"] {
+    for expr in [
+        "s + t == 'x'",
+        "t + s == 'x'",
+        "s + t != d",
+        "s + t + t",
+        "t + t + s",
+        "[1, 2].map(i, t + s + t)",
+    ] {
         let (interpreter, native) = programs(&env, expr, None);
         assert_eq!(
             outcome(&interpreter, &act),
