@@ -249,8 +249,11 @@ impl ConcatCompare {
 
 impl ConcatCompare {
     /// [`ConcatCompare::eval`] when every operand is a string and no hook applies, the case
-    /// of nearly every evaluation (see [`measure_strings`]); `None` sends anything else to
-    /// [`ConcatCompare::eval`], which gives its error and cost.
+    /// of nearly every evaluation: one pass over the pieces that measures each once, with
+    /// the cost formulas applied to plain numbers, the steps' bytes taken from the
+    /// evaluation's allowance only once all of them fit. `None` sends anything else (a hook,
+    /// a failed or non-string operand, a step over the limits) to [`ConcatCompare::eval`],
+    /// which gives its error and cost.
     #[inline]
     pub fn eval_strings<'v>(
         &self,
@@ -302,8 +305,8 @@ impl ConcatBuild {
     }
 
     /// [`ConcatBuild::eval`] when every piece is a string and no hook applies, the case of
-    /// nearly every evaluation (see [`measure_strings`]): the string is joined once, in one
-    /// allocation (`cel_runtime::arith::joined_str`).
+    /// nearly every evaluation, measured as [`ConcatCompare::eval_strings`] measures it: the
+    /// string is joined once, in one allocation (`cel_runtime::arith::joined_str`).
     #[inline]
     pub fn eval_strings<'v>(
         &self,
