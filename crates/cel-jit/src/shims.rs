@@ -478,17 +478,21 @@ unsafe fn concat_operand<'v>(pair: &ValErr) -> Operand<'v> {
 
 /// Calls `eval` with the operands gathered in a slice (on the stack for the pieces most
 /// chains have; more take an allocation).
-fn with_concat_operands<R>(pairs: &[ValErr], eval: impl FnOnce(&[Operand<'_>]) -> R) -> R {
+///
+/// # Safety
+///
+/// As for [`concat_operand`], for every pair.
+unsafe fn with_concat_operands<R>(pairs: &[ValErr], eval: impl FnOnce(&[Operand<'_>]) -> R) -> R {
     const INLINE: usize = 8;
     if pairs.len() > INLINE {
-        // SAFETY: the operands are live for the shim's call (its caller's contract).
+        // SAFETY: the caller's contract.
         let spilled: Vec<Operand<'_>> =
             pairs.iter().map(|p| unsafe { concat_operand(p) }).collect();
         return eval(&spilled);
     }
     let mut inline = [Operand::default(); INLINE];
     for (slot, p) in inline.iter_mut().zip(pairs) {
-        // SAFETY: as above.
+        // SAFETY: the caller's contract.
         *slot = unsafe { concat_operand(p) };
     }
     eval(&inline[..pairs.len()])
