@@ -9,6 +9,10 @@ use std::sync::Arc;
 
 use celerity::{Backend, CostKey, Env, MapActivation, Program, ProgramOptions, Type, Value};
 
+#[path = "support/ir.rs"]
+mod ir;
+use ir::ir_of;
+
 fn env(hooked: bool) -> Env {
     let mut b = Env::builder()
         .variable("s", Type::String)
@@ -157,16 +161,7 @@ fn chains_compile_to_one_operation() {
         ("('a' + s + 'b' + t).size()", "concat ["),
         ("[1].map(i, s + string(i) + t)", "concat ["),
     ] {
-        let ast = env.compile(expr).unwrap();
-        let program = env
-            .program_with(
-                &ast,
-                ProgramOptions::default()
-                    .backend(Backend::Jit)
-                    .keep_code_text(true),
-            )
-            .unwrap();
-        let ir = program.ir_text().expect("the IR");
+        let ir = ir_of(&env, expr);
         assert!(ir.contains(op), "{expr}: {ir}");
         // No `+` is called (`charge.call _+_` is the comprehension's append).
         assert!(!ir.contains(" call _+_ ["), "{expr}: {ir}");

@@ -3,6 +3,10 @@
 
 use celerity::{Backend, CompileTask, Env, MapActivation, Program, ProgramOptions, Type, Value};
 
+#[path = "support/ir.rs"]
+mod ir;
+use ir::ir_of;
+
 fn env() -> Env {
     Env::builder()
         .variable("x", Type::Int)
@@ -102,16 +106,6 @@ fn agree_on_self(env: &Env, exprs: &[&str], data: &[serde_json::Value]) -> Vec<S
     let (outcomes, failures) = against_interpreter(env, exprs, &activations);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     outcomes
-}
-
-/// The IR native code is generated from for `expr`.
-fn ir_of(env: &Env, expr: &str) -> String {
-    let ast = env.compile(expr).unwrap();
-    let options = ProgramOptions::default()
-        .backend(Backend::Jit)
-        .keep_code_text(true);
-    let program = env.program_with(&ast, options).unwrap();
-    program.ir_text().expect("the IR kept").to_owned()
 }
 
 const EXPRS: &[&str] = &[
