@@ -312,12 +312,12 @@ impl ConcatBuild {
         &self,
         pieces: impl Iterator<Item = Operand<'v>> + Clone,
     ) -> Option<(Built, u64)> {
-        let (_, _, cost) = measure_strings(&self.steps, pieces.clone())?;
+        let (bytes, _, cost) = measure_strings(&self.steps, pieces.clone())?;
         let texts = pieces.filter_map(|p| match p.value {
             Some(Value::String(s)) => Some(&**s),
             _ => None,
         });
-        Some((Ok(cel_runtime::arith::joined_str(texts)), cost))
+        Some((Ok(cel_runtime::arith::joined_str(texts, bytes)), cost))
     }
 }
 

@@ -174,7 +174,7 @@ pub fn concat_strings(a: &Arc<str>, b: &Arc<str>) -> Result<Arc<str>> {
         return Ok(b.clone());
     }
     limits::check_bytes("_+_", a.len() as u128 + b.len() as u128)?;
-    Ok(joined_str([&**a, &**b]))
+    Ok(joined_str([&**a, &**b], a.len() + b.len()))
 }
 
 /// Results up to this many bytes are joined in [`joined_str`]'s reused buffer; a larger one
@@ -188,14 +188,13 @@ thread_local! {
         const { std::cell::RefCell::new(String::new()) };
 }
 
-/// The pieces joined into one shared string, in one allocation when the result is small:
-/// `String::into` an `Arc<str>` allocates again and copies, which made a concatenation in
-/// a comprehension's loop twice the allocator's work it needs to be.
-pub fn joined_str<'a>(pieces: impl IntoIterator<Item = &'a str, IntoIter: Clone>) -> Arc<str> {
-    let pieces = pieces.into_iter();
-    let bytes: usize = pieces.clone().map(str::len).sum();
+/// The pieces, `bytes` long together (the caller has measured them), joined into one shared
+/// string, in one allocation when the result is small: `String::into` an `Arc<str>`
+/// allocates again and copies, which made a concatenation in a comprehension's loop twice
+/// the allocator's work it needs to be.
+pub fn joined_str<'a>(pieces: impl IntoIterator<Item = &'a str>, bytes: usize) -> Arc<str> {
     if bytes > SCRATCH_BYTES {
-        return Arc::from(pieces.collect::<String>());
+        return Arc::from(pieces.into_iter().collect::<String>());
     }
     SCRATCH.with_borrow_mut(|scratch| {
         scratch.clear();
