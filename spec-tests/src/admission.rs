@@ -343,7 +343,7 @@ fn run_filter(c: &Map<String, Json>, expect: &Json, backend: Backend) -> Result<
         })
         .collect();
     let (vars, declared) = env.compile_variables(decls, &named);
-    let variables: Vec<(Arc<str>, Compiled)> = vars
+    let variables: Arc<[(Arc<str>, Compiled)]> = vars
         .into_iter()
         .zip(&named)
         .map(|(c, (n, _))| (Arc::from(n.as_str()), c))

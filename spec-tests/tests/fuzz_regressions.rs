@@ -86,3 +86,8 @@ fn resources_inputs() {
         }
     });
 }
+
+#[test]
+fn policy_set_inputs() {
+    replay("policy_set", properties::policy_sets_answer);
+}

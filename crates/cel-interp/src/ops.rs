@@ -254,6 +254,10 @@ pub fn select(v: &Value, field: &str) -> Result<Value> {
             None => Err(Error::no_such_key(field)),
         },
         Value::Message(m) => cel_runtime::proto::select(m, field),
+        Value::Opaque(o) if let Some(m) = o.as_map() => match m.find(field) {
+            Some(entry) => entry,
+            None => Err(Error::no_such_key(field)),
+        },
         Value::Optional(None) => Ok(Value::Optional(None)),
         // Inside an optional chain a missing entry is `none`, but a value that has no
         // fields at all is an error.
@@ -261,6 +265,7 @@ pub fn select(v: &Value, field: &str) -> Result<Value> {
             Value::Map(_) | Value::Object(_) | Value::Optional(_) | Value::Message(_) => {
                 opt_select(inner, field)
             }
+            Value::Opaque(o) if o.as_map().is_some() => opt_select(inner, field),
             _ => Err(Error::no_such_key(field)),
         },
         other => Err(Error::new(format!(
@@ -313,6 +318,12 @@ pub fn has_field(v: &Value, field: &str) -> Result<Value> {
             None => Ok(Value::Bool(false)),
         },
         Value::Message(m) => cel_runtime::proto::has(m, field).map(Value::Bool),
+        // Testing an entry computes it, and a failure to compute it is the test's error
+        // (cel-go's `Find` on a `traits.Mapper`).
+        Value::Opaque(o) if let Some(m) = o.as_map() => match m.find(field) {
+            Some(entry) => entry.map(|_| Value::Bool(true)),
+            None => Ok(Value::Bool(false)),
+        },
         Value::Optional(None) => Ok(Value::Bool(false)),
         Value::Optional(Some(inner)) => has_field(inner, field),
         // cel-go answers false rather than failing for values without fields.
@@ -354,6 +365,10 @@ pub fn opt_select(v: &Value, field: &str) -> Result<Value> {
             None => Value::Optional(None),
         }),
         Value::Message(m) => cel_runtime::proto::opt_select(m, field),
+        Value::Opaque(o) if let Some(m) = o.as_map() => match m.find(field) {
+            Some(entry) => entry.map(Value::optional_of),
+            None => Ok(Value::Optional(None)),
+        },
         Value::Optional(None) => Ok(Value::Optional(None)),
         Value::Optional(Some(inner)) => opt_select(inner, field),
         _ => Ok(Value::Optional(None)),
@@ -366,6 +381,13 @@ pub fn index_value(v: &Value, i: &Value) -> Result<Value> {
         Value::List(_) => std_call(ov::INDEX_LIST, &[v.clone(), i.clone()]),
         Value::Map(_) => std_call(ov::INDEX_MAP, &[v.clone(), i.clone()]),
         Value::Object(_) => std_call(ov::INDEX_MAP, &[v.clone(), i.clone()]),
+        Value::Opaque(o) if let Some(m) = o.as_map() => match i {
+            Value::String(key) => match m.find(key) {
+                Some(entry) => entry,
+                None => Err(Error::no_such_key(key)),
+            },
+            _ => Err(Error::no_such_overload()),
+        },
         Value::Optional(None) => Ok(Value::Optional(None)),
         Value::Optional(Some(inner)) => opt_index(inner, i),
         _ => Err(Error::no_such_overload()),
@@ -402,6 +424,10 @@ pub fn opt_index(v: &Value, i: &Value) -> Result<Value> {
             }),
             _ => Err(Error::new("unsupported key type")),
         },
+        Value::Opaque(o) if o.as_map().is_some() => match i {
+            Value::String(key) => opt_select(v, key),
+            _ => Err(Error::no_such_overload()),
+        },
         Value::Optional(None) => Ok(Value::Optional(None)),
         Value::Optional(Some(inner)) => opt_index(inner, i),
         _ => Err(Error::no_such_overload()),
@@ -428,6 +454,63 @@ mod tests {
         assert!(qualifier_charged(false, &found, Some(&found)));
         assert!(!qualifier_charged(false, &none, Some(&none)));
         assert!(!qualifier_charged(false, &found, None));
+    }
+
+    /// A map whose entry `ok` is 1 and whose entry `bad` fails to compute.
+    #[derive(Debug)]
+    struct Computed;
+
+    impl cel_runtime::OpaqueValue for Computed {
+        fn type_name(&self) -> &str {
+            "test.computed"
+        }
+        fn equals(&self, _other: &dyn cel_runtime::OpaqueValue) -> bool {
+            false
+        }
+        fn as_map(&self) -> Option<&dyn cel_runtime::OpaqueMap> {
+            Some(self)
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+    }
+
+    impl cel_runtime::OpaqueMap for Computed {
+        fn find(&self, key: &str) -> Option<Result<Value>> {
+            match key {
+                "ok" => Some(Ok(Value::Int(1))),
+                "bad" => Some(Err(Error::new("cannot compute bad"))),
+                _ => None,
+            }
+        }
+    }
+
+    #[test]
+    fn opaque_maps_answer_reads_tests_and_indexes() {
+        let m = Value::Opaque(Arc::new(Computed));
+        let text = |r: Result<Value>| match r {
+            Ok(v) => format!("{v:?}"),
+            Err(e) => e.message,
+        };
+        let key = |k: &str| Value::string(k);
+        assert_eq!(text(select(&m, "ok")), "Int(1)");
+        assert_eq!(text(select(&m, "bad")), "cannot compute bad");
+        assert_eq!(text(select(&m, "nope")), "no such key: nope");
+        assert_eq!(text(has_field(&m, "ok")), "Bool(true)");
+        assert_eq!(text(has_field(&m, "bad")), "cannot compute bad");
+        assert_eq!(text(has_field(&m, "nope")), "Bool(false)");
+        assert_eq!(text(opt_select(&m, "ok")), "Optional(Some(Int(1)))");
+        assert_eq!(text(opt_select(&m, "bad")), "cannot compute bad");
+        assert_eq!(text(opt_select(&m, "nope")), "Optional(None)");
+        assert_eq!(text(index_value(&m, &key("ok"))), "Int(1)");
+        assert_eq!(text(index_value(&m, &key("nope"))), "no such key: nope");
+        assert_eq!(text(index_value(&m, &Value::Int(1))), "no such overload");
+        assert_eq!(text(opt_index(&m, &key("ok"))), "Optional(Some(Int(1)))");
+        assert_eq!(text(opt_index(&m, &key("nope"))), "Optional(None)");
+        // Inside an optional chain.
+        let some = Value::optional_of(m);
+        assert_eq!(text(select(&some, "ok")), "Optional(Some(Int(1)))");
+        assert_eq!(text(select(&some, "nope")), "Optional(None)");
     }
 
     #[test]

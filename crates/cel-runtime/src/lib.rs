@@ -42,5 +42,5 @@ pub use functions::{
     BinaryFn, FunctionRegistry, HostFn, Implementation, NaryFn, ParamKinds, UnaryFn, value_matches,
 };
 pub use value::{
-    Duration, Key, KeyRef, ListValue, MapHasher, MapValue, OpaqueValue, Timestamp, Value,
+    Duration, Key, KeyRef, ListValue, MapHasher, MapValue, OpaqueMap, OpaqueValue, Timestamp, Value,
 };

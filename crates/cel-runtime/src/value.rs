@@ -238,8 +238,28 @@ pub trait OpaqueValue: fmt::Debug + Send + Sync + Any {
         let _ = write!(out, "{}({:?})", self.type_name(), self);
     }
 
+    /// The entries of a type whose values are read as a map's are (cel-go's
+    /// `traits.Mapper` on a custom type, as Kubernetes' lazily computed `variables`), if it
+    /// is one: field selections, presence tests and indexes by string then ask
+    /// [`OpaqueMap::find`]. Other types are not maps (the default).
+    fn as_map(&self) -> Option<&dyn OpaqueMap> {
+        None
+    }
+
     /// Access to the concrete type, for the library's own functions.
     fn as_any(&self) -> &dyn Any;
+}
+
+/// A map an opaque value stands for, whose entries may be computed when first read (see
+/// [`OpaqueValue::as_map`]).
+///
+/// `find` may run an evaluation of its own (Kubernetes' variables are expressions), so an
+/// implementation must not hold a lock while it computes an entry, and must answer an entry
+/// that is read again while it is being computed with an error rather than wait for it.
+pub trait OpaqueMap {
+    /// The entry of `key`: `None` when the map has no such key, `Some(Err(_))` when the
+    /// entry exists and computing it failed (the read then fails with that error).
+    fn find(&self, key: &str) -> Option<crate::Result<Value>>;
 }
 
 /// A point in time: seconds and nanoseconds since the Unix epoch, plus the UTC offset it was

@@ -70,6 +70,7 @@ macro_rules! option_setters {
 pub(crate) use option_setters;
 
 mod ast;
+mod deadline;
 mod env;
 pub mod host_fn;
 mod json;
@@ -95,6 +96,7 @@ pub use cel_runtime::{
 };
 pub use cel_syntax::{Diagnostic, Source};
 pub use cel_types::{FunctionDecl, OverloadDecl, Primitive, Type, VariableDecl};
+pub use deadline::Deadline;
 pub use env::{BuildError, Env, EnvBuilder, EnvOptions};
 pub use json::{
     JsonError, MAX_JSON_DEPTH, activation_from_json, activation_from_json_typed, value_from_json,

@@ -281,3 +281,153 @@ fn cost_limits_stop_expensive_expressions() {
         r.status.message
     );
 }
+
+/// A policy whose variables reach each other in every way an expression can: by name,
+/// with `has()`, through an optional, through `dyn(variables)`, inside comprehensions;
+/// one fails, and one reads itself.
+fn policy_with_reaching_variables() -> Json {
+    vap(
+        "reach",
+        json!({"matchConstraints": rules(),
+        "variables": [
+            {"name": "replicas", "expression": "object.spec.replicas"},
+            {"name": "present", "expression": "has(variables.replicas)"},
+            {"name": "missing", "expression": "object.spec.missing"},
+            {"name": "failed", "expression": "has(variables.missing)"},
+            {"name": "viaOptional", "expression": "variables.?replicas.orValue(0)"},
+            {"name": "viaDyn", "expression": "dyn(variables).replicas + dyn(variables)['viaOptional']"},
+            {"name": "inLoop", "expression": "[1, 2, 3].all(i, has(variables.present) && variables.replicas >= 0)"},
+            {"name": "itself", "expression": "dyn(variables).itself"},
+        ],
+        "validations": [
+            {"expression": "variables.present && variables.inLoop && variables.viaDyn == 2 * variables.replicas",
+             "messageExpression": "'replicas: ' + string(variables.replicas)"},
+            {"expression": "variables.replicas <= 5", "messageExpression": "'too many: ' + string(has(variables.viaDyn))"},
+        ],
+        "auditAnnotations": [{"key": "present", "valueExpression": "has(variables.present) ? 'yes' : 'no'"}]}),
+    )
+}
+
+#[test]
+fn variables_reaching_variables_answer_as_the_api_server_does() {
+    let case = |replicas: i64| {
+        json!({"policies": [policy_with_reaching_variables()],
+            "bindings": [binding("b", "reach", &["Deny"], json!({}))],
+            "object": deployment(replicas)})
+    };
+    assert!(admit(case(3)).allowed);
+    let denied = admit(case(7));
+    assert!(!denied.allowed);
+    assert!(
+        denied
+            .status
+            .message
+            .ends_with("denied request: too many: true"),
+        "{}",
+        denied.status.message
+    );
+    // A validation reading the variable that fails, and one reading the variable that
+    // reads itself (the API server reports the first failure only).
+    let fails = |validation: &str| {
+        let r = admit(
+            json!({"policies": [vap("e", json!({"matchConstraints": rules(),
+                "variables": policy_with_reaching_variables()["spec"]["variables"].clone(),
+                "validations": [{"expression": validation}]}))],
+            "bindings": [binding("b", "e", &["Deny"], json!({}))],
+            "object": deployment(3)}),
+        );
+        assert!(!r.allowed);
+        r.status.message
+    };
+    let m = fails("variables.failed");
+    assert!(
+        m.ends_with("composited variable \"failed\" fails to evaluate: composited variable \"missing\" fails to evaluate: no such key: missing"),
+        "{m}"
+    );
+    let m = fails("variables.itself == 1");
+    assert!(
+        m.ends_with("composited variable \"itself\" fails to evaluate: composited variable \"itself\" is read while it is being computed (it depends on itself)"),
+        "{m}"
+    );
+}
+
+#[test]
+fn one_policy_set_admits_from_many_threads() {
+    use celerity::kubernetes::admission::{PolicyInputs, PolicySet, Request};
+    use std::sync::Arc;
+    for backend in [Backend::Interpreter, Backend::Jit, Backend::Auto] {
+        let inputs = PolicyInputs {
+            backend,
+            ..PolicyInputs::default()
+        };
+        let set = Arc::new(
+            PolicySet::from_json(
+                &[
+                    policy_with_reaching_variables(),
+                    binding("b", "reach", &["Deny"], json!({})),
+                ],
+                &inputs,
+            )
+            .unwrap(),
+        );
+        let request = |replicas: i64| {
+            Request::for_object(
+                celerity::kubernetes::admission::Operation::Create,
+                Some(deployment(replicas)),
+                None,
+                |_| Some(true),
+            )
+            .unwrap()
+        };
+        let expected: Vec<Response> = (0..10).map(|r| set.admit(&request(r), None)).collect();
+        let threads: Vec<_> = (0..8)
+            .map(|t| {
+                let set = set.clone();
+                let expected = expected.clone();
+                std::thread::spawn(move || {
+                    // 150 requests each: past the 100 evaluations after which Auto compiles.
+                    for i in 0..150 {
+                        let r = (i + t) % 10;
+                        assert_eq!(set.admit(&request(r as i64), None), expected[r]);
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_request_past_its_deadline_is_refused() {
+    use celerity::Deadline;
+    use celerity::kubernetes::admission::{Operation, PolicyInputs, PolicySet, Request};
+    use std::time::Duration;
+    let deadline = Deadline::after(Duration::ZERO);
+    while !deadline.passed() {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    for backend in [Backend::Interpreter, Backend::Jit] {
+        let inputs = PolicyInputs {
+            backend,
+            ..PolicyInputs::default()
+        };
+        let set = PolicySet::from_json(
+            &[
+                policy_with_reaching_variables(),
+                binding("b", "reach", &["Deny"], json!({})),
+            ],
+            &inputs,
+        )
+        .unwrap();
+        let request =
+            Request::for_object(Operation::Create, Some(deployment(3)), None, |_| Some(true))
+                .unwrap();
+        let r = set.admit_with_deadline(&request, None, &deadline);
+        assert!(!r.allowed);
+        assert_eq!((r.status.code, r.status.reason.as_str()), (504, "Timeout"));
+        assert_eq!(r.matched.len(), 1, "what matched is still reported");
+        assert!(set.admit(&request, None).allowed, "a fresh deadline admits");
+    }
+}

@@ -193,3 +193,160 @@ pub fn documents_convert(data: &[u8]) {
         let _ = celerity::value_from_json(&doc);
     }
 }
+
+/// `policy_set`: a ValidatingAdmissionPolicy whose variables reach each other in the ways
+/// expressions can (by name, `has()`, `.?`, `dyn(variables)` by field and by index,
+/// comprehensions, conditionals; earlier and later variables, themselves, and variables
+/// that fail), read from validations, message expressions, match conditions and audit
+/// annotations, built from the input bytes. Admitting a Deployment must finish within
+/// [`POLICY_SET_WALL_LIMIT`] on each backend (a hang fails the property instead of the
+/// run), and the interpreter and native code must give the same response.
+pub fn policy_sets_answer(data: &[u8]) {
+    let policy = PolicyBytes { data, at: 0 }.policy();
+    let mut responses = Vec::new();
+    for backend in [Backend::Interpreter, Backend::Jit] {
+        let sent = policy.clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(admit_generated(&sent, backend));
+        });
+        match rx.recv_timeout(POLICY_SET_WALL_LIMIT) {
+            Ok(r) => responses.push(r),
+            Err(_) => panic!(
+                "admission did not finish within {POLICY_SET_WALL_LIMIT:?} on {backend:?}: {policy}"
+            ),
+        }
+    }
+    assert_eq!(
+        responses[0], responses[1],
+        "the backends disagree on {policy}"
+    );
+}
+
+/// How long one generated request may take on one backend.
+pub const POLICY_SET_WALL_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+fn admit_generated(policy: &serde_json::Value, backend: Backend) -> serde_json::Value {
+    use celerity::kubernetes::admission::{
+        Operation, PolicyInputs, PolicySet, Request, response_json,
+    };
+    let binding = serde_json::json!({"apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicyBinding", "metadata": {"name": "b"},
+        "spec": {"policyName": "p", "validationActions": ["Deny", "Audit"]}});
+    let inputs = PolicyInputs {
+        backend,
+        ..PolicyInputs::default()
+    };
+    let set = match PolicySet::from_json(&[policy.clone(), binding], &inputs) {
+        Ok(s) => s,
+        Err(e) => return serde_json::json!({"unreadable": e}),
+    };
+    let object = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "prod"},
+        "spec": {"replicas": 3, "names": ["a", "b"]}});
+    let request = Request::for_object(Operation::Create, Some(object), None, |_| Some(true))
+        .expect("a fixed request");
+    response_json(&set.admit(&request, None))
+}
+
+/// Reads a policy out of fuzz input: each choice takes a byte (zero once the input ends).
+struct PolicyBytes<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl PolicyBytes<'_> {
+    fn byte(&mut self) -> u8 {
+        let b = self.data.get(self.at).copied().unwrap_or(0);
+        self.at += 1;
+        b
+    }
+
+    fn pick(&mut self, n: usize) -> usize {
+        usize::from(self.byte()) % n
+    }
+
+    /// A variable name: one of six, so reads reach earlier, later and missing variables
+    /// and the variable itself.
+    fn name(&mut self) -> String {
+        format!("v{}", self.pick(6))
+    }
+
+    /// An expression of any type, `depth` levels deep at most.
+    fn expr(&mut self, depth: u32) -> String {
+        let leaves = 9;
+        let choice = if depth == 0 {
+            self.pick(leaves)
+        } else {
+            self.pick(leaves + 7)
+        };
+        match choice {
+            0 => "1".into(),
+            1 => "'s'".into(),
+            2 => "object.spec.replicas".into(),
+            3 => "object.spec.missing".into(),
+            4 => format!("variables.{}", self.name()),
+            5 => format!("has(variables.{})", self.name()),
+            6 => format!("variables.?{}.orValue(0)", self.name()),
+            7 => format!("dyn(variables).{}", self.name()),
+            8 => format!("dyn(variables)['{}']", self.name()),
+            9 => format!("has(dyn(variables).{})", self.name()),
+            10 => format!(
+                "dyn({}) == dyn({})",
+                self.expr(depth - 1),
+                self.expr(depth - 1)
+            ),
+            11 => format!(
+                "object.spec.names.exists(n, dyn({}) == dyn(n))",
+                self.expr(depth - 1)
+            ),
+            12 => format!("[1, 2].all(i, dyn({}) != null)", self.expr(depth - 1)),
+            13 => format!(
+                "dyn({}) == true ? dyn({}) : dyn({})",
+                self.expr(depth - 1),
+                self.expr(depth - 1),
+                self.expr(depth - 1)
+            ),
+            14 => format!(
+                "[dyn({}), dyn({})]",
+                self.expr(depth - 1),
+                self.expr(depth - 1)
+            ),
+            _ => format!(
+                "!has(variables.{}) || dyn({}) == 1",
+                self.name(),
+                self.expr(depth - 1)
+            ),
+        }
+    }
+
+    fn boolean(&mut self) -> String {
+        format!("dyn({}) == true", self.expr(3))
+    }
+
+    fn policy(&mut self) -> serde_json::Value {
+        let variables: Vec<serde_json::Value> = (0..1 + self.pick(6))
+            .map(|i| serde_json::json!({"name": format!("v{i}"), "expression": self.expr(3)}))
+            .collect();
+        let validations: Vec<serde_json::Value> = (0..1 + self.pick(3))
+            .map(|_| {
+                serde_json::json!({"expression": self.boolean(),
+                    "messageExpression": format!("string(dyn({}))", self.expr(2))})
+            })
+            .collect();
+        let mut spec = serde_json::json!({
+            "matchConstraints": {"resourceRules": [{"apiGroups": ["*"], "apiVersions": ["*"],
+                "operations": ["*"], "resources": ["*"]}]},
+            "failurePolicy": if self.byte().is_multiple_of(2) { "Fail" } else { "Ignore" },
+            "variables": variables,
+            "validations": validations,
+            "auditAnnotations": [{"key": "a", "valueExpression": format!("string(dyn({}))", self.expr(2))}],
+        });
+        if self.byte().is_multiple_of(2) {
+            spec["matchConditions"] =
+                serde_json::json!([{"name": "m", "expression": self.boolean()}]);
+        }
+        serde_json::json!({"apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicy", "metadata": {"name": "p"}, "spec": spec})
+    }
+}

@@ -30,6 +30,7 @@
 use std::collections::HashMap;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use celerity::kubernetes::admission::policy::{
     MUTATING_BINDING, MUTATING_POLICY, VALIDATING_BINDING, VALIDATING_POLICY,
@@ -45,6 +46,7 @@ use crate::eval::BackendArg;
 use crate::input::{Document, read_documents};
 use crate::output::Out;
 use crate::validate::{ObjectKey, expand_lists, key_of, profile_version};
+use crate::watchdog::{GRACE, Watchdog};
 use crate::{BAD_INPUT, bad_input};
 
 #[derive(clap::Args, Debug)]
@@ -96,6 +98,19 @@ pub(crate) struct AdmitArgs {
     /// Admit one JSON request per line of a file (`-` for stdin) instead.
     #[arg(long, value_name = "FILE.jsonl")]
     batch: Option<String>,
+    /// How long one request may take, in seconds: its evaluations are then stopped and it
+    /// is denied with `504 Timeout`. Cost budgets bound what expressions do; this bounds a
+    /// bug. Work still running 10 seconds later ends the command with status 3.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = seconds)]
+    time_limit: f64,
+}
+
+/// A time limit in seconds: positive and finite.
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x.is_finite() && x <= 1e9 => Ok(x),
+        _ => Err(format!("{s:?} is not a number of seconds above 0")),
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -113,7 +128,7 @@ pub(crate) fn run(args: &AdmitArgs) -> ExitCode {
                 "--batch reads everything from its file: give no --policy or manifests",
             );
         }
-        return run_batch(path, args.backend.backend());
+        return run_batch(path, args.backend.backend(), args.limit());
     }
     if args.policies.is_empty() && args.bindings.is_empty() {
         return bad_input("at least one --policy is required");
@@ -134,12 +149,22 @@ pub(crate) fn run(args: &AdmitArgs) -> ExitCode {
         Ok(l) => l,
         Err(e) => return bad_input(e),
     };
+    let watchdog = Watchdog::start(args.limit() + GRACE);
     let results: Vec<Admitted> = loaded
         .objects
         .par_iter()
-        .map(|(_, object)| admit_one(object.as_ref(), &loaded, operation, args))
+        .map(|(doc, object)| {
+            let _watched = watchdog.watch(doc.location());
+            admit_one(object.as_ref(), &loaded, operation, args)
+        })
         .collect();
     report(args, &loaded.objects, &results, bad)
+}
+
+impl AdmitArgs {
+    fn limit(&self) -> Duration {
+        Duration::from_secs_f64(self.time_limit)
+    }
 }
 
 /// Everything read from the files.
@@ -224,6 +249,7 @@ fn load(
         backend: args.backend.backend(),
         params,
         namespaces,
+        time_limit: args.limit(),
         ..PolicyInputs::default()
     };
     let set = PolicySet::new(policies, bindings, &inputs);
@@ -460,12 +486,18 @@ fn to_yaml(o: &Json) -> String {
 }
 
 /// `--batch`: one request per line; status 1 unless every line is admitted.
-fn run_batch(path: &str, backend: celerity::Backend) -> ExitCode {
+fn run_batch(path: &str, backend: celerity::Backend, limit: Duration) -> ExitCode {
+    let watchdog = Watchdog::start(limit + GRACE);
+    let mut line = 0usize;
     crate::batch::run_lines_as(
         path,
         batch_error,
         |r| r.get("allowed") == Some(&Json::Bool(true)),
-        |case| batch_line(case, backend),
+        |case| {
+            line += 1;
+            let _watched = watchdog.watch(format!("{path}: line {line}"));
+            batch_line(case, backend, limit)
+        },
     )
 }
 
@@ -473,9 +505,9 @@ fn batch_error(e: String) -> Json {
     json!({"ok": false, "error": e})
 }
 
-fn batch_line(case: &Map<String, Json>, backend: celerity::Backend) -> Json {
+fn batch_line(case: &Map<String, Json>, backend: celerity::Backend, limit: Duration) -> Json {
     match AdmissionCase::from_json(case, backend) {
-        Ok(c) => response_json(&c.run()),
+        Ok(c) => response_json(&c.with_time_limit(limit).run()),
         Err(e) => batch_error(e),
     }
 }

@@ -20,7 +20,8 @@
 //! `--stored` for expressions already stored; see `celerity::kubernetes`.
 //!
 //! Diagnostics are printed in cel-go's form and make the command exit with status 1; bad
-//! input (unreadable files, malformed arguments) exits with status 2. Every `--batch` mode
+//! input (unreadable files, malformed arguments) exits with status 2, and work that never
+//! finishes (a bug: see `watchdog`) with status 3. Every `--batch` mode
 //! prints exactly one JSON line per input line, in order, and exits with status 1 when any
 //! line is not `"ok": true`.
 //! This crate only talks to the `celerity` facade.
@@ -36,6 +37,7 @@ mod functions;
 mod input;
 mod output;
 mod validate;
+mod watchdog;
 
 use std::process::ExitCode;
 

@@ -230,3 +230,78 @@ fn updates_deletes_and_bad_manifests() {
     assert!(text.contains("DELETE not allowed"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The policy of the hang report: a variable that tests another with `has()`. On every
+/// backend the command answers, as the API server does (`true`: admitted).
+#[test]
+fn a_variable_testing_another_with_has_answers() {
+    let policy = support::temp_file(
+        "has-variable.yaml",
+        r#"apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: t}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {operations: [CREATE], apiGroups: ['*'], apiVersions: ['*'], resources: ['*']}
+  validations:
+  - expression: 'variables.a'
+  variables:
+  - {name: q, expression: "1"}
+  - {name: a, expression: "has(variables.q)"}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: t}
+spec: {policyName: t, validationActions: [Deny]}
+"#,
+    );
+    let pod = support::temp_file(
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  containers: [{name: c, image: busybox}]\n",
+    );
+    for backend in ["interpreter", "jit", "auto"] {
+        let o = support::cel_within(
+            &[
+                "admit",
+                "--policy",
+                policy.to_str().unwrap(),
+                "--backend",
+                backend,
+                pod.to_str().unwrap(),
+            ],
+            std::time::Duration::from_secs(60),
+        );
+        assert_eq!(o.status.code(), Some(0), "{backend}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains("Pod default/p admitted"),
+            "{}",
+            stdout(&o)
+        );
+    }
+}
+
+/// A request past `--time-limit` is denied with the API server's timeout status, not left
+/// running.
+#[test]
+fn a_request_past_its_time_limit_is_denied() {
+    let o = example(&[
+        "--time-limit",
+        "0.000000001",
+        "--output",
+        "json",
+        "examples/admission/manifests/good.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let first: Json = serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
+    assert_eq!(first["allowed"], false);
+    assert_eq!(first["status"]["code"], 504, "{first}");
+    assert_eq!(first["status"]["reason"], "Timeout");
+    let bad = example(&[
+        "--time-limit",
+        "0",
+        "examples/admission/manifests/good.yaml",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("is not a number of seconds above 0"));
+}

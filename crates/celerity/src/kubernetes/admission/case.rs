@@ -191,6 +191,13 @@ impl AdmissionCase {
     pub fn run(&self) -> Response {
         self.set.admit(&self.request, Some(self.authorizer.clone()))
     }
+
+    /// The same case with its request stopped after `limit` (see
+    /// [`PolicyInputs::time_limit`](super::PolicyInputs::time_limit)).
+    pub fn with_time_limit(mut self, limit: std::time::Duration) -> AdmissionCase {
+        self.set.set_time_limit(limit);
+        self
+    }
 }
 
 /// The request a case describes.

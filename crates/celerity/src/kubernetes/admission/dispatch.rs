@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
+use std::time::Duration;
 
 use cel_k8s::KubeVersion;
 use cel_k8s::authz::Authorizer;
@@ -21,7 +22,7 @@ use super::policy::{
 };
 use super::request::{Gvk, Gvr, Request, builtin_kind};
 use super::validating::{AnnotationResult, CompiledPolicy, Decision, match_conditions, validate};
-use crate::{Backend, Value};
+use crate::{Backend, Deadline, Value};
 
 /// What a policy set is compiled with, besides its policies and bindings.
 #[derive(Clone, Debug)]
@@ -41,7 +42,16 @@ pub struct PolicyInputs {
     pub scopes: HashMap<String, bool>,
     /// The resources served as equivalent, for `matchPolicy: Equivalent` (none by default).
     pub equivalents: Equivalents,
+    /// How long one request may take before its evaluations are stopped and it is refused
+    /// ([`REQUEST_TIME_LIMIT`] by default): a bound that holds against a bug, beside the
+    /// cost budgets that bound what expressions do.
+    pub time_limit: Duration,
 }
+
+/// The default [`PolicyInputs::time_limit`]: generous, since cost budgets already bound
+/// every expression (a full budget of the interpreter's slowest operations takes about a
+/// second on a laptop core).
+pub const REQUEST_TIME_LIMIT: Duration = Duration::from_secs(30);
 
 impl Default for PolicyInputs {
     fn default() -> PolicyInputs {
@@ -52,6 +62,7 @@ impl Default for PolicyInputs {
             namespaces: Vec::new(),
             scopes: HashMap::new(),
             equivalents: Equivalents::default(),
+            time_limit: REQUEST_TIME_LIMIT,
         }
     }
 }
@@ -96,6 +107,24 @@ pub struct Response {
     pub matched: Vec<Matched>,
 }
 
+impl Response {
+    /// The answer to a request stopped at its time limit: refused, as the API server
+    /// answers a request whose handler ran out of time (`504 Timeout`).
+    pub fn timed_out(limit: Duration) -> Response {
+        Response {
+            allowed: false,
+            status: Status {
+                code: 504,
+                reason: "Timeout".into(),
+                message: format!(
+                    "admission did not finish within {limit:?}: its evaluations were stopped"
+                ),
+            },
+            ..Response::default()
+        }
+    }
+}
+
 /// A policy set compiled once; `Send + Sync`, so one set admits requests from many threads.
 #[derive(Debug)]
 pub struct PolicySet {
@@ -110,6 +139,7 @@ pub struct PolicySet {
     equivalents: Equivalents,
     problems: Vec<String>,
     allow_all: Arc<RulesAuthorizer>,
+    time_limit: Duration,
 }
 
 /// A namespace as matching and expressions see it.
@@ -189,6 +219,7 @@ impl PolicySet {
             equivalents: inputs.equivalents.clone(),
             problems,
             allow_all: Arc::new(RulesAuthorizer::default()),
+            time_limit: inputs.time_limit,
         }
     }
 
@@ -242,8 +273,42 @@ impl PolicySet {
     }
 
     /// Admits one request, as `authorizer` decides `authorizer` checks (everything allowed
-    /// when `None`).
+    /// when `None`). A request that runs past [`PolicyInputs::time_limit`] is stopped and
+    /// refused ([`Response::timed_out`]).
     pub fn admit(&self, request: &Request, authorizer: Option<Arc<dyn Authorizer>>) -> Response {
+        self.admit_with_deadline(request, authorizer, &Deadline::after(self.time_limit))
+    }
+
+    /// Sets how long each request may take (see [`PolicyInputs::time_limit`]).
+    pub fn set_time_limit(&mut self, limit: Duration) {
+        self.time_limit = limit;
+    }
+
+    /// [`PolicySet::admit`] under a deadline of the caller's: once it passes, the request's
+    /// evaluations stop at their next comprehension step and the request is refused
+    /// ([`Response::timed_out`]).
+    pub fn admit_with_deadline(
+        &self,
+        request: &Request,
+        authorizer: Option<Arc<dyn Authorizer>>,
+        deadline: &Deadline,
+    ) -> Response {
+        let response = self.admit_until(request, authorizer, deadline);
+        if deadline.passed() {
+            return Response {
+                matched: response.matched,
+                ..Response::timed_out(deadline.limit())
+            };
+        }
+        response
+    }
+
+    fn admit_until(
+        &self,
+        request: &Request,
+        authorizer: Option<Arc<dyn Authorizer>>,
+        deadline: &Deadline,
+    ) -> Response {
         let authz: Arc<dyn Authorizer> =
             authorizer.unwrap_or_else(|| self.allow_all.clone() as Arc<dyn Authorizer>);
         let mut response = Response {
@@ -256,6 +321,7 @@ impl PolicySet {
         };
         // One view of the request serves every policy; mutations update its object.
         let mut view = self.view(request, &authz);
+        view.fixed.interrupt = Some(deadline.flag().clone());
         let mutated = match super::mutating::dispatch(self, request, &mut view, &mut response) {
             Ok(m) => m,
             Err(status) => {

@@ -3,18 +3,25 @@
 //! `request` (typed as `kubernetes.AdmissionRequest`), `namespaceObject` (typed as
 //! `kubernetes.Namespace`), `params` when the policy has a `paramKind`, `authorizer` and
 //! `authorizer.requestResource` where the expression may use them, and `variables`: the
-//! policy's composited variables, each declared as `variables.<name>` with the type its
-//! expression has.
+//! policy's composited variables, an object of type `kubernetes.variables` whose fields are
+//! the variables declared before the expression, each with the type its expression has
+//! (`variables.x` is a field selection, as in Kubernetes, where only `variables` is
+//! declared: it costs the identifier and the qualifier).
 //!
-//! Variables are computed on demand ([`Bindings`] is the activation): the first read of
-//! `variables.x` in one pass over a list of expressions evaluates `x`, whose cost is then
-//! charged to the pass's budget; later reads reuse the value. Programs therefore run with
-//! [`ProgramOptions::lazy_variables`], so native code asks for a variable where it reads
+//! Variables are computed on demand ([`Bindings`] is the activation): `variables` is a lazy
+//! map, and the first read of `variables.x` in one pass over a list of expressions (by
+//! selection, presence test or index) evaluates `x`, whose cost is then charged to the
+//! pass's budget; later reads reuse the value. Programs run with
+//! [`ProgramOptions::lazy_variables`], so native code asks for `variables` where it reads
 //! it, as the interpreter does.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::thread::ThreadId;
+
+use cel_runtime::{OpaqueMap, OpaqueValue};
 
 use cel_k8s::{ExpressionKind, KubeVersion};
 use cel_k8s_schema::decl::{DeclKind, DeclType, SchemaTypes};
@@ -306,6 +313,7 @@ impl AdmissionEnv {
                     &r.name,
                 )
             }),
+            interrupt: None,
         }
     }
 
@@ -342,9 +350,6 @@ impl AdmissionEnv {
         if authorizer {
             let rr = cel_k8s::authz::request_resource_variable();
             b = b.variable(&rr.name, rr.ty);
-        }
-        for (name, ty) in variables {
-            b = b.variable(&format!("variables.{name}"), ty.clone());
         }
         b.build()
     }
@@ -448,17 +453,38 @@ fn namespace_fields(ns: &Json) -> Json {
 
 /// The values an expression can read in one pass over a list of expressions, with the
 /// policy's variables computed on demand (Kubernetes' `evaluationActivation` and its lazy
-/// `variables` map).
-pub struct Bindings<'a> {
-    /// `object`, `oldObject`, `params`, `request`, `namespaceObject`, `authorizer`,
-    /// `authorizer.requestResource` (absent ones are `None`).
-    pub fixed: &'a FixedBindings,
-    /// The compiled variables, in order, with their names.
-    pub variables: &'a [(Arc<str>, Compiled)],
-    /// Each variable's value once computed (or why it failed).
-    values: Vec<OnceLock<Result<Value, String>>>,
-    /// What computing variables has cost so far.
+/// `variables` map, `pkg/admission/plugin/cel/activation.go` and `composition.go`).
+///
+/// A variable is computed where it is first read, by name (`variables.x`) or through the
+/// `variables` map as a whole (`has(variables.x)`, `variables.?x`, `dyn(variables)['x']`):
+/// `variables` is a lazy map ([`LazyVariables`]) whose entries are computed when found, so
+/// a presence test computes the one variable it tests, as cel-go's `lazy.MapValue` does.
+/// No lock is held while a variable's expression runs, and a variable read again while it
+/// is being computed on the same thread (it depends on itself, which only `dyn` can
+/// express) is an error rather than a wait; cel-go would recurse without end there.
+pub struct Bindings {
+    pass: Arc<Pass>,
+}
+
+/// The state of one pass, shared with the `variables` values handed out during it (which
+/// hold it weakly: a variable's value may be the map itself).
+struct Pass {
+    fixed: FixedBindings,
+    variables: Arc<[(Arc<str>, Compiled)]>,
+    slots: Box<[VariableSlot]>,
+    /// What computing variables has cost since the last [`Bindings::take_cost`].
     cost: AtomicU64,
+    /// The map `variables` resolves to.
+    lazy: Value,
+}
+
+/// One variable's value in a pass.
+#[derive(Default)]
+struct VariableSlot {
+    /// The value once computed (or why it failed).
+    value: OnceLock<Result<Value, String>>,
+    /// The threads computing it now; the lock is held only to add or remove one.
+    computing: Mutex<Vec<ThreadId>>,
 }
 
 /// The request-wide values of an activation.
@@ -478,78 +504,112 @@ pub struct FixedBindings {
     pub authorizer: Option<Value>,
     /// `authorizer.requestResource`.
     pub request_resource: Option<Value>,
+    /// Set when the request must stop (its deadline passed): every evaluation of the
+    /// request then ends at its next comprehension step (see [`crate::Deadline`]).
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
-impl<'a> Bindings<'a> {
+impl Bindings {
     /// A fresh pass: no variable computed yet.
-    pub fn new(fixed: &'a FixedBindings, variables: &'a [(Arc<str>, Compiled)]) -> Bindings<'a> {
-        Bindings {
-            fixed,
-            variables,
-            values: (0..variables.len()).map(|_| OnceLock::new()).collect(),
+    pub fn new(fixed: &FixedBindings, variables: &Arc<[(Arc<str>, Compiled)]>) -> Bindings {
+        let pass = Arc::new_cyclic(|this: &Weak<Pass>| Pass {
+            fixed: fixed.clone(),
+            variables: variables.clone(),
+            slots: (0..variables.len())
+                .map(|_| VariableSlot::default())
+                .collect(),
             cost: AtomicU64::new(0),
-        }
+            lazy: Value::Opaque(Arc::new(LazyVariables { pass: this.clone() })),
+        });
+        Bindings { pass }
     }
 
     /// The cost of the variables computed since the last call, which the caller charges
     /// to its budget (Kubernetes' `GetAndResetCost`).
     pub fn take_cost(&self) -> u64 {
-        self.cost.swap(0, Ordering::Relaxed)
+        self.pass.cost.swap(0, Ordering::Relaxed)
     }
 
-    /// Why reading `variables.<name>` failed, if it was read and failed.
-    pub fn variable_error(&self, name: &str) -> Option<&str> {
-        let i = self.index(name)?;
-        match self.values[i].get()? {
-            Err(e) => Some(e),
-            Ok(_) => None,
-        }
+    /// Evaluates `program` against this pass, stopping when the request's deadline passes.
+    pub fn eval(&self, program: &Program) -> (Result<Value, crate::EvalError>, crate::EvalDetails) {
+        self.pass.eval(program)
     }
+}
 
+/// The error of a variable read while it is being computed.
+fn cycle_error(name: &str) -> String {
+    format!(
+        "composited variable {name:?} is read while it is being computed (it depends on itself)"
+    )
+}
+
+impl Pass {
     /// The position of a variable (the last of that name wins, as in Kubernetes' map).
     fn index(&self, name: &str) -> Option<usize> {
         self.variables.iter().rposition(|(n, _)| &**n == name)
     }
 
-    fn variable(&self, i: usize) -> &Result<Value, String> {
-        self.values[i].get_or_init(|| {
-            let (name, compiled) = &self.variables[i];
-            let program = match &compiled.program {
-                Ok(p) => p,
-                Err(e) => {
-                    return Err(format!(
-                        "composited variable {name:?} fails to compile: {e}"
-                    ));
-                }
-            };
-            let (value, details) = program.eval_details(self);
-            self.cost.fetch_add(details.actual_cost, Ordering::Relaxed);
-            value.map_err(|e| format!("composited variable {name:?} fails to evaluate: {e}"))
-        })
+    fn eval(&self, program: &Program) -> (Result<Value, crate::EvalError>, crate::EvalDetails) {
+        match &self.fixed.interrupt {
+            Some(flag) => program.eval_interruptible(self, flag),
+            None => program.eval_details(self),
+        }
     }
 
-    /// `variables` as a whole: a map of every variable that evaluates.
-    fn all_variables(&self) -> Value {
-        let mut m = crate::MapValue::default();
-        for i in 0..self.variables.len() {
-            if let Ok(v) = self.variable(i) {
-                m.insert(crate::Key::String(self.variables[i].0.clone()), v.clone());
-            }
+    /// Variable `i`'s value, computing it on its first read; `Err` with the API server's
+    /// text when it fails to compile or evaluate, or with [`cycle_error`] when this thread
+    /// is computing it already.
+    fn variable(&self, i: usize) -> Result<&Value, Cow<'_, str>> {
+        let slot = &self.slots[i];
+        if let Some(done) = slot.value.get() {
+            return done.as_ref().map_err(|e| Cow::Borrowed(e.as_str()));
         }
-        Value::Map(Arc::new(m))
+        let me = std::thread::current().id();
+        {
+            let mut computing = lock(&slot.computing);
+            if computing.contains(&me) {
+                return Err(Cow::Owned(cycle_error(&self.variables[i].0)));
+            }
+            computing.push(me);
+        }
+        let computed = self.compute(i);
+        lock(&slot.computing).retain(|t| *t != me);
+        // Another thread sharing this pass may have finished first: its value stands.
+        let done = slot.value.get_or_init(|| computed);
+        done.as_ref().map_err(|e| Cow::Borrowed(e.as_str()))
+    }
+
+    /// Evaluates variable `i` (Kubernetes' `variableAccessor.Callback`), charging its cost
+    /// to the pass.
+    fn compute(&self, i: usize) -> Result<Value, String> {
+        let (name, compiled) = &self.variables[i];
+        let program = match &compiled.program {
+            Ok(p) => p,
+            Err(e) => {
+                return Err(format!(
+                    "composited variable {name:?} fails to compile: {e}"
+                ));
+            }
+        };
+        let (value, details) = self.eval(program);
+        self.cost.fetch_add(details.actual_cost, Ordering::Relaxed);
+        value.map_err(|e| format!("composited variable {name:?} fails to evaluate: {e}"))
     }
 }
 
-impl Activation for Bindings<'_> {
+/// A mutex whose poisoning (a panic elsewhere while it was held, for a push or a removal)
+/// leaves its list usable.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Activation for Pass {
     fn resolve(&self, name: &str) -> Option<Value> {
-        match name {
-            "variables" => Some(self.all_variables()),
-            _ => self.resolve_ref(name).cloned(),
-        }
+        self.resolve_ref(name).cloned()
     }
 
     fn resolve_ref(&self, name: &str) -> Option<&Value> {
-        let f = self.fixed;
+        let f = &self.fixed;
         match name {
             "object" => Some(&f.object),
             "oldObject" => Some(&f.old_object),
@@ -558,11 +618,67 @@ impl Activation for Bindings<'_> {
             "namespaceObject" => Some(&f.namespace),
             "authorizer" => f.authorizer.as_ref(),
             "authorizer.requestResource" => f.request_resource.as_ref(),
-            _ => {
-                let var = name.strip_prefix("variables.")?;
-                self.variable(self.index(var)?).as_ref().ok()
-            }
+            "variables" => Some(&self.lazy),
+            _ => None,
         }
+    }
+}
+
+impl Activation for Bindings {
+    fn resolve(&self, name: &str) -> Option<Value> {
+        self.pass.resolve(name)
+    }
+
+    fn resolve_ref(&self, name: &str) -> Option<&Value> {
+        self.pass.resolve_ref(name)
+    }
+}
+
+/// `variables` as a value: a map from each variable's name to its value, computed when an
+/// entry is found (Kubernetes' `lazy.MapValue`, `pkg/cel/lazy/lazy.go`). Equal only to
+/// itself. It holds its pass weakly, so a variable whose value is the map does not keep
+/// the pass alive; read after its pass ended, an entry is an error.
+#[derive(Debug)]
+pub struct LazyVariables {
+    pass: Weak<Pass>,
+}
+
+impl OpaqueValue for LazyVariables {
+    fn type_name(&self) -> &str {
+        VARIABLES_TYPE
+    }
+
+    fn equals(&self, other: &dyn OpaqueValue) -> bool {
+        other
+            .as_any()
+            .downcast_ref::<LazyVariables>()
+            .is_some_and(|o| Weak::ptr_eq(&self.pass, &o.pass))
+    }
+
+    fn as_map(&self) -> Option<&dyn OpaqueMap> {
+        Some(self)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+impl OpaqueMap for LazyVariables {
+    fn find(&self, key: &str) -> Option<cel_runtime::Result<Value>> {
+        let Some(pass) = self.pass.upgrade() else {
+            return Some(Err(cel_runtime::Error::new(
+                "variables are read after the evaluation that made them ended",
+            )));
+        };
+        // Field names arrive escaped, as Kubernetes' map unescapes them.
+        let name = cel_k8s_schema::escape::unescape(key)?;
+        let i = pass.index(&name)?;
+        Some(
+            pass.variable(i)
+                .cloned()
+                .map_err(|e| cel_runtime::Error::new(e.into_owned())),
+        )
     }
 }
 
@@ -583,7 +699,7 @@ pub const OUT_OF_BUDGET: &str =
 /// result per expression (`None` where there is no expression), and the budget left; or
 /// the error that stops the pass.
 pub fn evaluate_all(
-    bindings: &Bindings<'_>,
+    bindings: &Bindings,
     expressions: &[Option<&Compiled>],
     budget: u64,
 ) -> Result<(Vec<Option<Evaluation>>, u64), String> {
@@ -601,7 +717,7 @@ pub fn evaluate_all(
                 continue;
             }
         };
-        let (value, details) = program.eval_details(bindings);
+        let (value, details) = bindings.eval(program);
         let composition = bindings.take_cost();
         if composition > remaining {
             return Err(OUT_OF_BUDGET.to_string());
@@ -615,21 +731,9 @@ pub fn evaluate_all(
             Ok(v) => Evaluation::Value(v),
             Err(e) => Evaluation::Error(format!(
                 "expression '{}' resulted in error: {}",
-                c.expression,
-                error_text(bindings, &e)
+                c.expression, e.message
             )),
         }));
     }
     Ok((out, remaining))
-}
-
-/// An evaluation error's text; a read of a variable that failed is reported as the
-/// variable's failure, as Kubernetes' lazy map reports it.
-fn error_text(bindings: &Bindings<'_>, e: &crate::EvalError) -> String {
-    if let Some(name) = e.message.strip_prefix("no such attribute(s): variables.")
-        && let Some(why) = bindings.variable_error(name)
-    {
-        return why.to_string();
-    }
-    e.message.clone()
 }

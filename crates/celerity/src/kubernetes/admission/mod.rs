@@ -28,6 +28,11 @@
 //!   `oldObject` and `params` are `dyn`.
 //! * **`request.options`** is declared (`dyn`) but not bound; **namespaces not given** are
 //!   taken to exist with no labels (the API server would fail the request).
+//! * **`dyn(variables)` as a collection**: the lazy `variables` map answers field reads,
+//!   presence tests and string indexes (what Kubernetes policies write), but not `size()`,
+//!   `in` or iteration, which Kubernetes' `lazy.MapValue` also answers (its iteration order
+//!   is Go's map order, not stable). A variable that reads itself through `dyn(variables)`
+//!   is an error here; the API server would recurse until its stack is exhausted.
 //! * **Reinvocation** (`reinvocationPolicy: IfNeeded`): when any mutation changed the object,
 //!   every invoked `IfNeeded` policy runs once more; other admission plugins do not exist
 //!   here.
@@ -71,7 +76,7 @@ pub mod validating;
 
 pub use authz_rules::{AuthzRule, RulesAuthorizer};
 pub use case::{AdmissionCase, response_json};
-pub use dispatch::{Matched, PolicyInputs, PolicySet, Response, Status};
+pub use dispatch::{Matched, PolicyInputs, PolicySet, REQUEST_TIME_LIMIT, Response, Status};
 pub use environment::{AdmissionEnv, PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
 pub use matching::{EquivalentResource, Equivalents};
 pub use policy::{Binding, Policy, read_binding, read_policy};

@@ -26,7 +26,7 @@ pub struct CompiledPolicy {
     /// The policy.
     pub policy: Policy,
     /// `spec.variables`, with their names.
-    pub variables: Vec<(Arc<str>, Compiled)>,
+    pub variables: Arc<[(Arc<str>, Compiled)]>,
     /// `spec.matchConditions`.
     pub match_conditions: Vec<Compiled>,
     /// `spec.validations[*].expression`.
