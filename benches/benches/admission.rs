@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use celerity::Backend;
-use celerity::kubernetes::admission::{
+use celerity_kubernetes::admission::{
     Operation, PolicyInputs, PolicySet, Request, RulesAuthorizer, UserInfo,
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};

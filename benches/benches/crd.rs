@@ -11,11 +11,11 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use celerity::kubernetes::crd::schema::Schema;
-use celerity::kubernetes::crd::{CompiledCrd, CrdOptions, SchemaValidator, ValidateOptions};
-use celerity::kubernetes::crd::{RuleOptions, default_compatibility_version};
 use celerity::kubernetes::{ExpressionKind, KubernetesEnv};
 use celerity::{Backend, MapActivation, Program, Type};
+use celerity_kubernetes::crd::schema::Schema;
+use celerity_kubernetes::crd::{CompiledCrd, CrdOptions, SchemaValidator, ValidateOptions};
+use celerity_kubernetes::crd::{RuleOptions, default_compatibility_version};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rayon::prelude::*;
 use serde_json::{Value as Json, json};

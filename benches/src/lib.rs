@@ -144,9 +144,9 @@ pub struct TypedCase {
 
 /// The typed form of a case, for cases whose only variable is `self` (`None` otherwise).
 pub fn typed(case: &BenchCase) -> Option<TypedCase> {
-    use celerity::kubernetes::crd::schema::{Path, Schema, decl::DeclType, value::ValueModel};
-    use celerity::kubernetes::crd::{RuleEnv, RuleOptions};
     use celerity::kubernetes::{ExpressionKind, KubeVersion};
+    use celerity_kubernetes::crd::schema::{Path, Schema, decl::DeclType, value::ValueModel};
+    use celerity_kubernetes::crd::{RuleEnv, RuleOptions};
     let [(name, data)] = <[_; 1]>::try_from(case.vars.iter().collect::<Vec<_>>()).ok()?;
     if name != "self" {
         return None;

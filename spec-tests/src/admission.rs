@@ -30,17 +30,17 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use celerity::kubernetes::admission::environment::{
+use celerity::kubernetes::{ExpressionKind, parse_version};
+use celerity::{Backend, Type, value_to_json};
+use celerity_kubernetes::admission::environment::{
     AdmissionEnv, Bindings, Compiled, Declarations, Evaluation, FixedBindings, ReturnTypes,
     evaluate_all,
 };
-use celerity::kubernetes::admission::matching::matches;
-use celerity::kubernetes::admission::{
+use celerity_kubernetes::admission::matching::matches;
+use celerity_kubernetes::admission::{
     AdmissionCase, EquivalentResource, Equivalents, Gvk, Gvr, Operation, Request, RulesAuthorizer,
     UserInfo, read_policy, response_json,
 };
-use celerity::kubernetes::{ExpressionKind, parse_version};
-use celerity::{Backend, Type, value_to_json};
 use serde_json::{Map, Value as Json, json};
 
 /// The prefix of admission ids in the known-failures list.
@@ -376,7 +376,7 @@ fn run_filter(c: &Map<String, Json>, expect: &Json, backend: Backend) -> Result<
     };
     let params = c.get("params").filter(|v| !v.is_null()).map_or(
         celerity::Value::Null,
-        celerity::kubernetes::crd::schema::value::untyped,
+        celerity_kubernetes::crd::schema::value::untyped,
     );
     let namespace = env.namespace_value(c.get("namespace_object").filter(|v| !v.is_null()));
     let fixed: FixedBindings = env.bindings(&request, params, namespace, authz.as_ref());
@@ -385,7 +385,7 @@ fn run_filter(c: &Map<String, Json>, expect: &Json, backend: Backend) -> Result<
     let budget = c
         .get("budget")
         .and_then(Json::as_u64)
-        .unwrap_or(celerity::kubernetes::admission::RUNTIME_COST_BUDGET);
+        .unwrap_or(celerity_kubernetes::admission::RUNTIME_COST_BUDGET);
     let outcome = evaluate_all(&bindings, &exprs, budget);
     compare_filter(outcome, expect)
 }

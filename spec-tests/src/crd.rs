@@ -1,6 +1,6 @@
 //! The CRD corpus (`spec-tests/cases/crd/*.jsonl`): Kubernetes' own tests of custom
 //! resource validation rules, transcribed as data (see the corpus's `README.md` for the
-//! format), run through `celerity::kubernetes::crd` on both backends.
+//! format), run through `celerity_kubernetes::crd` on both backends.
 //!
 //! Each case is one JSON object with a `kind`: `validate` (the rule validator on an object),
 //! `compile` (the rules of one schema node: errors, transition rules, estimated costs),
@@ -9,14 +9,14 @@
 
 use std::path::{Path as FsPath, PathBuf};
 
-use celerity::kubernetes::crd::schema::fieldpath::{FieldPathOptions, valid_field_path};
-use celerity::kubernetes::crd::schema::{DeclType, FieldError, Path, Schema, ValueModel};
-use celerity::kubernetes::crd::{
+use celerity::kubernetes::{ExpressionKind, KubeVersion, KubernetesEnv};
+use celerity::{Backend, MapActivation, Value};
+use celerity_kubernetes::crd::schema::fieldpath::{FieldPathOptions, valid_field_path};
+use celerity_kubernetes::crd::schema::{DeclType, FieldError, Path, Schema, ValueModel};
+use celerity_kubernetes::crd::{
     CompiledCrd, CrdHooks, RuleEnv, RuleOptions, SchemaValidator, ValidateOptions,
     check_schema_with_rules, compile_rules,
 };
-use celerity::kubernetes::{ExpressionKind, KubeVersion, KubernetesEnv};
-use celerity::{Backend, MapActivation, Value};
 use serde_json::Value as Json;
 
 use crate::report::Counts;
@@ -148,7 +148,7 @@ fn flag(j: &Json, key: &str) -> bool {
 fn version(j: &Json) -> Result<KubeVersion, String> {
     match j.get("version").and_then(Json::as_str) {
         Some(v) => v.parse(),
-        None => Ok(celerity::kubernetes::crd::default_compatibility_version()),
+        None => Ok(celerity_kubernetes::crd::default_compatibility_version()),
     }
 }
 
@@ -468,7 +468,7 @@ fn run_eval(j: &Json, backend: Backend) -> Check {
 
 fn run_crd(j: &Json, backend: Backend) -> Check {
     let crd = j.get("crd").ok_or("no crd")?;
-    let options = celerity::kubernetes::crd::CrdOptions::default()
+    let options = celerity_kubernetes::crd::CrdOptions::default()
         .version(version(j)?)
         .backend(backend);
     let errors = match CompiledCrd::new_or_update(crd, j.get("old_crd"), &options) {
@@ -479,7 +479,7 @@ fn run_crd(j: &Json, backend: Backend) -> Check {
 }
 
 fn run_crd_schema(j: &Json, backend: Backend) -> Check {
-    use celerity::kubernetes::crd::schema::structural::SchemaCheckOptions;
+    use celerity_kubernetes::crd::schema::structural::SchemaCheckOptions;
     let path = Path::new("spec")
         .child("validation")
         .child("openAPIV3Schema");
@@ -519,7 +519,7 @@ fn run_crd_schema(j: &Json, backend: Backend) -> Check {
 }
 
 fn run_openapi(j: &Json, backend: Backend) -> Check {
-    use celerity::kubernetes::crd::schema::openapi::Validator;
+    use celerity_kubernetes::crd::schema::openapi::Validator;
     let schema = schema_of(j, "schema")?;
     let object = j.get("object").cloned().unwrap_or(Json::Null);
     let minor = version(j)?.minor;
@@ -550,7 +550,7 @@ fn run_openapi(j: &Json, backend: Backend) -> Check {
 }
 
 fn run_cardinality(j: &Json) -> Check {
-    use celerity::kubernetes::crd::{max_elements, multiply_with_overflow_guard};
+    use celerity_kubernetes::crd::{max_elements, multiply_with_overflow_guard};
     let chain = j.get("chain").and_then(Json::as_array).ok_or("no chain")?;
     let mut cardinality = Some(1u64);
     for pair in chain.windows(2) {
@@ -568,7 +568,7 @@ fn run_cardinality(j: &Json) -> Check {
 }
 
 fn run_total_cost(j: &Json) -> Check {
-    let mut total = celerity::kubernetes::crd::TotalCost::default();
+    let mut total = celerity_kubernetes::crd::TotalCost::default();
     for c in j.get("costs").and_then(Json::as_array).ok_or("no costs")? {
         let path = c.get("path").and_then(Json::as_str).unwrap_or("");
         let cost = c

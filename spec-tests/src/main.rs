@@ -270,7 +270,7 @@ fn run(args: &Args, out: &mut String) -> ExitCode {
     if run_crd {
         let _ = writeln!(
             out,
-            "CRD corpus: {} ({} cases; Kubernetes' own CRD validation tests, through celerity::kubernetes::crd on the {crd_backend:?} backend)",
+            "CRD corpus: {} ({} cases; Kubernetes' own CRD validation tests, through celerity_kubernetes::crd on the {crd_backend:?} backend)",
             crd::cases_dir().display(),
             crd_cases.len()
         );

@@ -114,7 +114,7 @@ fn markdown_table(json: &serde_json::Value) -> String {
         out.push_str(
             "\nKubernetes' own tests of CRD validation (`spec-tests/cases/crd`, transcribed from\n\
              apiextensions-apiserver: the rule validator, compilation, estimated and run-time costs, values,\n\
-             CRD and schema checks, OpenAPI validation), through `celerity::kubernetes::crd`; skipped cases\n\
+             CRD and schema checks, OpenAPI validation), through `celerity_kubernetes::crd`; skipped cases\n\
              need Kubernetes' test-only library.\n\n\
              | file | passed | failed | skipped | total |\n|---|---:|---:|---:|---:|\n",
         );

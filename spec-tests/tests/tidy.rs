@@ -185,11 +185,39 @@ const RULES: &[Rule] = &[
         why: "schemas become types and values without an evaluator; compiling and running rules is the facade's",
     },
     Rule {
-        subject: Subject::Under("crates", &["celerity"]),
+        subject: Subject::Under("crates", &["celerity", "celerity-kubernetes"]),
         forbidden: Forbidden::Packages(&["celerity"]),
         reach: Reach::Transitive,
         kinds: Kinds::NormalAndBuild,
-        why: "celerity is the facade on top; only tools/*, spec-tests and benches use it",
+        why: "celerity is the facade on top; only the Kubernetes jobs, tools/*, spec-tests and benches use it",
+    },
+    Rule {
+        subject: Subject::Package("celerity"),
+        forbidden: Forbidden::Packages(&["celerity-kubernetes"]),
+        reach: Reach::Transitive,
+        kinds: Kinds::All,
+        why: "the facade is the embedding API of the language and of Kubernetes' environments; the Kubernetes jobs are built on it, never the reverse",
+    },
+    Rule {
+        subject: Subject::Under("crates", &["celerity-kubernetes"]),
+        forbidden: Forbidden::Packages(&["celerity-kubernetes"]),
+        reach: Reach::Transitive,
+        kinds: Kinds::All,
+        why: "the Kubernetes jobs are the top of the crates; only tools/*, spec-tests and benches use them",
+    },
+    Rule {
+        subject: Subject::Package("celerity-kubernetes"),
+        forbidden: Forbidden::Packages(&[
+            "cel-checker",
+            "cel-cost",
+            "cel-interp",
+            "cel-ir",
+            "cel-jit",
+            "cel-ext",
+        ]),
+        reach: Reach::Direct,
+        kinds: Kinds::NormalAndBuild,
+        why: "the Kubernetes jobs compile and run expressions through the facade, as any host does",
     },
     Rule {
         subject: Subject::AllExcept(&["cel-jit"]),
@@ -199,7 +227,7 @@ const RULES: &[Rule] = &[
         why: "code generation is confined to cel-jit: no other manifest names Cranelift",
     },
     Rule {
-        subject: Subject::Under("crates", &["cel-jit", "celerity"]),
+        subject: Subject::Under("crates", &["cel-jit", "celerity", "celerity-kubernetes"]),
         forbidden: Forbidden::Prefix("cranelift"),
         reach: Reach::Transitive,
         kinds: Kinds::NormalAndBuild,
@@ -430,6 +458,7 @@ fn workspace_dependency_rules() {
         "cel-cost",
         "cel-k8s",
         "cel-ir",
+        "celerity-kubernetes",
         "spec-tests",
     ] {
         assert!(

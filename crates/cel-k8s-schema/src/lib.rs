@@ -25,7 +25,7 @@
 //! extensions (`x-kubernetes-*`) and the data, and it builds CEL types and values through
 //! `cel-types` and `cel-runtime` (and implements `cel-cost`'s `SizeEstimator`). It must not
 //! depend directly on the front end (`cel-syntax`, `cel-checker`), on any evaluator or on the
-//! facade: compiling and running the rules is the facade's job (`celerity::kubernetes::crd`).
+//! facade: compiling and running the rules is the facade's job (`celerity_kubernetes::crd`).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -3,7 +3,7 @@
 //!
 //! Cost limits bound what an expression may do, but a host also needs a bound that holds
 //! against a bug (an evaluation that should have finished and has not): admission requests
-//! run under one ([`crate::kubernetes::admission::PolicySet::admit`]). The watchdog is one
+//! run under one (`celerity_kubernetes::admission::PolicySet::admit`). The watchdog is one
 //! thread for the whole process, started by the first deadline, sleeping until the earliest
 //! one; a deadline dropped before it passes is forgotten, so the watchdog's list holds only
 //! the deadlines alive.

@@ -53,7 +53,9 @@
 
 /// Builder-style setters for the public fields of an options struct that is
 /// `#[non_exhaustive]` (so it can grow without breaking hosts, which build it from its
-/// `default()` and these setters).
+/// `default()` and these setters). Exported for `celerity-kubernetes`'s options.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! option_setters {
     ($ty:ident { $($field:ident: $t:ty),* $(,)? }) => {
         impl $ty {
@@ -67,7 +69,6 @@ macro_rules! option_setters {
         }
     };
 }
-pub(crate) use option_setters;
 
 mod ast;
 mod deadline;

@@ -112,8 +112,8 @@ pub(crate) type CompileHook = Arc<dyn Fn(&CompileReport<'_>) + Send + Sync>;
 /// [`on_native_compile`](crate::EnvBuilder::on_native_compile)), or as a whole
 /// ([`EnvBuilder::compile_settings`](crate::EnvBuilder::compile_settings)) where
 /// environments are built for the host, as for custom resources' rules
-/// ([`RuleOptions`](crate::kubernetes::crd::RuleOptions)) and admission policies
-/// ([`AdmissionEnv`](crate::kubernetes::admission::AdmissionEnv)).
+/// (`celerity_kubernetes::crd::RuleOptions`) and admission policies
+/// (`celerity_kubernetes::admission::AdmissionEnv`).
 ///
 /// [`EnvBuilder`]: crate::EnvBuilder
 #[derive(Clone, Default)]

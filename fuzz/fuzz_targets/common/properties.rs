@@ -9,8 +9,8 @@ use std::sync::OnceLock;
 
 use cel_syntax::{AST_DEPTH_ALLOWANCE, ParserOptions, Source, parse, unparse};
 use celerity::kubernetes::KubernetesEnv;
-use celerity::kubernetes::crd::{CompiledCrd, CrdOptions};
 use celerity::{Backend, Env, ErrorKind, MapActivation, NoSizes, Program, Type, Value};
+use celerity_kubernetes::crd::{CompiledCrd, CrdOptions};
 use spec_tests::generate::{Differ, Generator, RunOptions, Verdict};
 
 /// `parse`: the parser does not panic, keeps the tree within its depth bound, and a clean
@@ -227,7 +227,7 @@ pub fn policy_sets_answer(data: &[u8]) {
 pub const POLICY_SET_WALL_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 fn admit_generated(policy: &serde_json::Value, backend: Backend) -> serde_json::Value {
-    use celerity::kubernetes::admission::{
+    use celerity_kubernetes::admission::{
         Operation, PolicyInputs, PolicySet, Request, response_json,
     };
     let binding = serde_json::json!({"apiVersion": "admissionregistration.k8s.io/v1",

@@ -22,7 +22,7 @@
 //! still run).
 //!
 //! `--batch FILE` reads one JSON request per line (see
-//! `celerity::kubernetes::admission::case` for the fields) and prints one line per input
+//! `celerity_kubernetes::admission::case` for the fields) and prints one line per input
 //! line, in order: `{"ok":true,"allowed":...,"status":{...},"warnings":[...],
 //! "audit_annotations":{...},"object":...}` or `{"ok":false,"error":"..."}`; status 1 when
 //! a line is denied or not ok.
@@ -32,10 +32,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use celerity::kubernetes::admission::policy::{
+use celerity_kubernetes::admission::policy::{
     MUTATING_BINDING, MUTATING_POLICY, VALIDATING_BINDING, VALIDATING_POLICY,
 };
-use celerity::kubernetes::admission::{
+use celerity_kubernetes::admission::{
     AdmissionCase, Binding, Operation, Policy, PolicyInputs, PolicySet, Request, Response,
     RulesAuthorizer, UserInfo, read_binding, read_policy, response_json,
 };
@@ -80,7 +80,7 @@ pub(crate) struct AdmitArgs {
     /// A group of the requesting user (repeatable).
     #[arg(long = "group")]
     groups: Vec<String>,
-    /// Authorizer rules (YAML or JSON list; see `celerity::kubernetes::admission::authz_rules`);
+    /// Authorizer rules (YAML or JSON list; see `celerity_kubernetes::admission::authz_rules`);
     /// without them every check is allowed.
     #[arg(long, value_name = "RULES.yaml")]
     authz: Option<String>,

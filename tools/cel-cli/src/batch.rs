@@ -21,11 +21,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use celerity::kubernetes::KubernetesEnv;
-use celerity::kubernetes::crd::schema::{DeclType, FieldError, Path, Schema, ValueModel};
-use celerity::kubernetes::crd::{
+use celerity::{Env, MapActivation, PathSizes, SizeRange, Value};
+use celerity_kubernetes::crd::schema::{DeclType, FieldError, Path, Schema, ValueModel};
+use celerity_kubernetes::crd::{
     OLD_SELF_VARIABLE, RuleEnv, RuleOptions, SELF_VARIABLE, SchemaValidator, ValidateOptions,
 };
-use celerity::{Env, MapActivation, PathSizes, SizeRange, Value};
 use serde_json::{Map, Value as Json, json};
 
 use crate::env::{EnvArgs, Profile, build_env, json_variable, parse_decls};
@@ -206,7 +206,7 @@ struct LineEnv {
     env: Env,
     vars: MapActivation,
     /// With a schema: the sizes its nodes may have, for estimates.
-    sizes: Option<celerity::kubernetes::crd::schema::DeclSizes>,
+    sizes: Option<celerity_kubernetes::crd::schema::DeclSizes>,
     /// With a schema and no `optional_old_self`: `oldSelf` is absent or `null`.
     old_self_missing: bool,
 }

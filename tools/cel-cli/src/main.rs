@@ -24,7 +24,7 @@
 //! finishes (a bug: see `watchdog`) with status 3. Every `--batch` mode
 //! prints exactly one JSON line per input line, in order, and exits with status 1 when any
 //! line is not `"ok": true`.
-//! This crate only talks to the `celerity` facade.
+//! This crate only talks to the `celerity` facade and its Kubernetes jobs (`celerity-kubernetes`).
 
 #![forbid(unsafe_code)]
 

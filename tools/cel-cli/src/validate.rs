@@ -16,10 +16,10 @@
 use std::collections::HashMap;
 use std::process::ExitCode;
 
-use celerity::kubernetes::crd::{
+use celerity::kubernetes::{self, KubeVersion};
+use celerity_kubernetes::crd::{
     CompiledCrd, CrdOptions, ObjectValidation, invalid_message, strict_decoding_error,
 };
-use celerity::kubernetes::{self, KubeVersion};
 use rayon::prelude::*;
 use serde_json::{Value as Json, json};
 
@@ -77,7 +77,7 @@ enum FieldValidation {
 /// described).
 pub(crate) fn profile_version(profile: Option<&str>) -> Result<KubeVersion, String> {
     match profile {
-        None | Some("kubernetes") => Ok(celerity::kubernetes::crd::default_compatibility_version()),
+        None | Some("kubernetes") => Ok(celerity_kubernetes::crd::default_compatibility_version()),
         Some(p) => match p.strip_prefix("kubernetes=") {
             Some(v) => kubernetes::parse_version(v),
             None => Err(format!(

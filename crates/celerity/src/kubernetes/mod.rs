@@ -52,13 +52,10 @@
 //! What the profile describes that has no counterpart here: the default UTC time zone and
 //! eager declaration validation are how this engine always behaves. Keyword field names
 //! (1.31), the per-object budget and the static estimate limits of custom resources are
-//! applied by [`crd`]; the budgets of admission policies are the host's to enforce (they are
-//! in [`KubernetesProfile::options`]).
+//! applied by the `celerity-kubernetes` crate's CRD validation, the budgets of admission
+//! policies by its admission module (they are in [`KubernetesProfile::options`]).
 
 use std::sync::Arc;
-
-pub mod admission;
-pub mod crd;
 
 pub use cel_k8s::authz::{
     AUTHORIZER_TYPE, AUTHORIZER_VARIABLE, AuthorizationAttributes, Authorizer, Decision,

@@ -37,12 +37,12 @@
 //!   every invoked `IfNeeded` policy runs once more; other admission plugins do not exist
 //!   here.
 //!
-//! This module owns admission; it builds on [`crate::kubernetes::KubernetesEnv`], the
+//! This module owns admission; it builds on [`celerity::kubernetes::KubernetesEnv`], the
 //! schema object model (`cel-k8s-schema`) and the authz library (`cel-k8s`), and must not
 //! depend on the CRD validation module or on any command-line concern.
 //!
 //! ```
-//! use celerity::kubernetes::admission::{PolicySet, PolicyInputs, Operation, Request};
+//! use celerity_kubernetes::admission::{PolicySet, PolicyInputs, Operation, Request};
 //! use serde_json::json;
 //!
 //! let policy = json!({"apiVersion": "admissionregistration.k8s.io/v1",

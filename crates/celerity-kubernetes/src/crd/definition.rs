@@ -15,7 +15,7 @@ use serde_json::Value as Json;
 use super::checks::{CrdHooks, TotalCost, check_schema_with_rules};
 use super::rules::{RuleOptions, default_compatibility_version};
 use super::validator::{SchemaValidator, ValidateOptions, Validation};
-use crate::{Backend, CompileSettings};
+use celerity::{Backend, CompileSettings};
 
 /// How a CRD is compiled.
 #[derive(Clone, Debug)]
@@ -42,7 +42,7 @@ impl Default for CrdOptions {
     }
 }
 
-crate::option_setters!(CrdOptions {
+celerity::option_setters!(CrdOptions {
     version: KubeVersion,
     backend: Backend,
     per_call_limit: u64,

@@ -5,8 +5,8 @@
 mod crd;
 
 use celerity::Backend;
-use celerity::kubernetes::crd::schema::{Path, Schema};
-use celerity::kubernetes::crd::{
+use celerity_kubernetes::crd::schema::{Path, Schema};
+use celerity_kubernetes::crd::{
     CompiledCrd, CrdOptions, RuleOptions, SchemaValidator, ValidateOptions,
 };
 use serde_json::{Value as Json, json};

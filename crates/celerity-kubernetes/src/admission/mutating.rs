@@ -17,7 +17,7 @@
 //!   reports them.
 //!
 //! `Object`, `Object.spec`, `Object.spec.template`... and `JSONPatch` are types whose
-//! literals build maps (see [`crate::kubernetes::admission::environment`]).
+//! literals build maps (see [`crate::admission::environment`]).
 
 use serde_json::{Map, Value as Json};
 
@@ -30,7 +30,7 @@ use super::request::Request;
 use super::validating::CompiledPolicy;
 use cel_syntax::ast::ExprKind;
 
-use crate::{Env, Type};
+use celerity::{Env, Type};
 
 /// The type of JSON Patch operations.
 pub const JSON_PATCH_TYPE: &str = "JSONPatch";
@@ -340,7 +340,7 @@ fn mutate(
     let Some(object) = object else {
         return Ok(None);
     };
-    let json = crate::value_to_json(&value).map_err(|e| e.to_string())?;
+    let json = celerity::value_to_json(&value).map_err(|e| e.to_string())?;
     let new = match m {
         Mutation::JsonPatch(_) => apply_json_patch(object, &json)?,
         Mutation::ApplyConfiguration(_) => {

@@ -23,8 +23,8 @@ use serde_json::{Map, Value as Json, json};
 use super::authz_rules::RulesAuthorizer;
 use super::dispatch::{PolicyInputs, PolicySet, Response};
 use super::request::{Gvk, Gvr, Operation, Request, UserInfo};
-use crate::Backend;
-use crate::kubernetes::parse_version;
+use celerity::Backend;
+use celerity::kubernetes::parse_version;
 
 /// The fields a case may have.
 pub const CASE_FIELDS: &[&str] = &[

@@ -2,7 +2,7 @@
 //! variables, authorizer checks and mutations, on both backends.
 
 use celerity::Backend;
-use celerity::kubernetes::admission::{AdmissionCase, Response, response_json};
+use celerity_kubernetes::admission::{AdmissionCase, Response, response_json};
 use serde_json::{Value as Json, json};
 
 fn vap(name: &str, spec: Json) -> Json {
@@ -353,7 +353,7 @@ fn variables_reaching_variables_answer_as_the_api_server_does() {
 
 #[test]
 fn one_policy_set_admits_from_many_threads() {
-    use celerity::kubernetes::admission::{PolicyInputs, PolicySet, Request};
+    use celerity_kubernetes::admission::{PolicyInputs, PolicySet, Request};
     use std::sync::Arc;
     for backend in [Backend::Interpreter, Backend::Jit, Backend::Auto] {
         let inputs = PolicyInputs {
@@ -372,7 +372,7 @@ fn one_policy_set_admits_from_many_threads() {
         );
         let request = |replicas: i64| {
             Request::for_object(
-                celerity::kubernetes::admission::Operation::Create,
+                celerity_kubernetes::admission::Operation::Create,
                 Some(deployment(replicas)),
                 None,
                 |_| Some(true),
@@ -402,7 +402,7 @@ fn one_policy_set_admits_from_many_threads() {
 #[test]
 fn a_request_past_its_deadline_is_refused() {
     use celerity::Deadline;
-    use celerity::kubernetes::admission::{Operation, PolicyInputs, PolicySet, Request};
+    use celerity_kubernetes::admission::{Operation, PolicyInputs, PolicySet, Request};
     use std::time::Duration;
     let deadline = Deadline::after(Duration::ZERO);
     while !deadline.passed() {

@@ -292,7 +292,7 @@ fn object_selector_matches(s: &LabelSelector, r: &Request) -> Result<bool, Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kubernetes::admission::request::Operation;
+    use crate::admission::request::Operation;
     use serde_json::json;
 
     fn rule(resources: &[&str], scope: Option<&str>) -> ResourceRule {

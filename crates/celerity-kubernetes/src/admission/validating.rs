@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::{Type, Value};
+use celerity::{Type, Value};
 
 use super::environment::{
     AdmissionEnv, Bindings, Compiled, Declarations, Evaluation, FixedBindings, RUNTIME_COST_BUDGET,
@@ -63,7 +63,7 @@ impl CompiledPolicy {
         let with_authz = env.env(full, &declared);
         let without_authz = env.env(no_authz, &declared);
         let boolean = ReturnTypes::OneOf(vec![Type::Bool]);
-        let compile = |e: &crate::Env, x: &str, r: &ReturnTypes| env.compile(e, x, r);
+        let compile = |e: &celerity::Env, x: &str, r: &ReturnTypes| env.compile(e, x, r);
         let match_conditions = policy
             .match_conditions
             .iter()

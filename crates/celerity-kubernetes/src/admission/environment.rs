@@ -29,8 +29,8 @@ use cel_k8s_schema::{Path, Schema, ValueModel};
 use cel_types::{FieldType, TypeProvider};
 use serde_json::{Value as Json, json};
 
-use crate::kubernetes::KubernetesEnv;
-use crate::{Activation, Backend, CompileSettings, Env, Program, ProgramOptions, Type, Value};
+use celerity::kubernetes::KubernetesEnv;
+use celerity::{Activation, Backend, CompileSettings, Env, Program, ProgramOptions, Type, Value};
 
 /// The per-call cost limit of one admission expression (Kubernetes' `PerCallLimit`).
 pub const PER_CALL_LIMIT: u64 = 1_000_000;
@@ -381,11 +381,9 @@ impl AdmissionEnv {
                 }
             });
         }
-        let options = ProgramOptions {
-            backend: self.backend,
-            lazy_variables: true,
-            ..ProgramOptions::default()
-        };
+        let options = ProgramOptions::default()
+            .backend(self.backend)
+            .lazy_variables(true);
         match env.program_with(&ast, options) {
             Ok(p) => Compiled {
                 expression: expression.to_string(),
@@ -505,7 +503,7 @@ pub struct FixedBindings {
     /// `authorizer.requestResource`.
     pub request_resource: Option<Value>,
     /// Set when the request must stop (its deadline passed): every evaluation of the
-    /// request then ends at its next comprehension step (see [`crate::Deadline`]).
+    /// request then ends at its next comprehension step (see [`celerity::Deadline`]).
     pub interrupt: Option<Arc<AtomicBool>>,
 }
 
@@ -531,7 +529,10 @@ impl Bindings {
     }
 
     /// Evaluates `program` against this pass, stopping when the request's deadline passes.
-    pub fn eval(&self, program: &Program) -> (Result<Value, crate::EvalError>, crate::EvalDetails) {
+    pub fn eval(
+        &self,
+        program: &Program,
+    ) -> (Result<Value, celerity::EvalError>, celerity::EvalDetails) {
         self.pass.eval(program)
     }
 }
@@ -549,7 +550,10 @@ impl Pass {
         self.variables.iter().rposition(|(n, _)| &**n == name)
     }
 
-    fn eval(&self, program: &Program) -> (Result<Value, crate::EvalError>, crate::EvalDetails) {
+    fn eval(
+        &self,
+        program: &Program,
+    ) -> (Result<Value, celerity::EvalError>, celerity::EvalDetails) {
         match &self.fixed.interrupt {
             Some(flag) => program.eval_interruptible(self, flag),
             None => program.eval_details(self),

@@ -4,10 +4,10 @@
 //! fields, for objects of the layout a read site learned and of others, on every evaluation
 //! (the first teaches the site, later ones read the slot), and from several threads at once.
 
-use celerity::kubernetes::crd::schema::{Path, Schema, decl::DeclType, value::ValueModel};
-use celerity::kubernetes::crd::{RuleEnv, RuleOptions};
 use celerity::kubernetes::{ExpressionKind, KubeVersion};
 use celerity::{Backend, Env, MapActivation, Program, ProgramOptions, Value};
+use celerity_kubernetes::crd::schema::{Path, Schema, decl::DeclType, value::ValueModel};
+use celerity_kubernetes::crd::{RuleEnv, RuleOptions};
 use serde_json::{Value as Json, json};
 
 fn schema() -> Schema {

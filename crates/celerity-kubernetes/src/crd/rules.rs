@@ -9,8 +9,8 @@ use cel_k8s_schema::decl::{DeclSizes, DeclType, SchemaTypes, unique_self_type_na
 use cel_k8s_schema::fieldpath::{FieldPathOptions, valid_field_path};
 use cel_k8s_schema::{Schema, ValidationRule};
 
-use crate::kubernetes::KubernetesEnv;
-use crate::{Ast, Backend, CompileSettings, Env, Program, ProgramOptions, Type};
+use celerity::kubernetes::KubernetesEnv;
+use celerity::{Ast, Backend, CompileSettings, Env, Program, ProgramOptions, Type};
 
 /// The variable a rule's subject is bound to.
 pub const SELF_VARIABLE: &str = "self";
@@ -50,7 +50,7 @@ impl Default for RuleOptions {
     }
 }
 
-crate::option_setters!(RuleOptions {
+celerity::option_setters!(RuleOptions {
     version: KubeVersion,
     expressions: ExpressionKind,
     per_call_limit: u64,
@@ -300,14 +300,8 @@ fn compile_message_expression(
     }
 }
 
-fn plan(env: &Env, ast: &Ast, options: &RuleOptions) -> Result<Program, crate::Issues> {
-    env.program_with(
-        ast,
-        ProgramOptions {
-            backend: options.backend,
-            ..ProgramOptions::default()
-        },
-    )
+fn plan(env: &Env, ast: &Ast, options: &RuleOptions) -> Result<Program, celerity::Issues> {
+    env.program_with(ast, ProgramOptions::default().backend(options.backend))
 }
 
 /// Whether a checked expression refers to a variable.

@@ -15,7 +15,7 @@ use indexmap::IndexMap;
 use serde_json::Value as Json;
 
 use super::rules::{CompiledRule, OLD_SELF_VARIABLE, RuleOptions, SELF_VARIABLE, compile_rules};
-use crate::{Activation, ErrorKind, Program, Value};
+use celerity::{Activation, ErrorKind, Program, Value};
 
 /// The per-object budget of the API server (`RuntimeCELCostBudget`).
 pub const RUNTIME_COST_BUDGET: i64 = 10_000_000;
@@ -78,7 +78,7 @@ impl Default for ValidateOptions {
     }
 }
 
-crate::option_setters!(ValidateOptions {
+celerity::option_setters!(ValidateOptions {
     field_root: Path,
     cost_budget: i64,
     ratcheting: bool,

@@ -304,15 +304,15 @@ impl Request {
     }
 }
 
-/// Refuses JSON nested deeper than [`crate::MAX_JSON_DEPTH`]: admission copies and drops
+/// Refuses JSON nested deeper than [`celerity::MAX_JSON_DEPTH`]: admission copies and drops
 /// objects, which recurses over their depth. Iterative.
 pub fn check_depth(json: &Json, what: &str) -> Result<(), String> {
     let mut stack = vec![(json, 1usize)];
     while let Some((j, depth)) = stack.pop() {
-        if depth > crate::MAX_JSON_DEPTH {
+        if depth > celerity::MAX_JSON_DEPTH {
             return Err(format!(
                 "{what}: nested deeper than {} levels",
-                crate::MAX_JSON_DEPTH
+                celerity::MAX_JSON_DEPTH
             ));
         }
         match j {

@@ -22,7 +22,7 @@ use super::policy::{
 };
 use super::request::{Gvk, Gvr, Request, builtin_kind};
 use super::validating::{AnnotationResult, CompiledPolicy, Decision, match_conditions, validate};
-use crate::{Backend, Deadline, Value};
+use celerity::{Backend, Deadline, Value};
 
 /// What a policy set is compiled with, besides its policies and bindings.
 #[derive(Clone, Debug)]
