@@ -156,7 +156,7 @@ pub struct RuleEnv {
 
 impl RuleEnv {
     /// The environments of a node of type `decl` (its object types get fresh names): the
-    /// version's environment, built once per process (see [`base_env`]), with `self` and
+    /// version's environment, built once per process, with `self` and
     /// `oldSelf` added.
     pub fn new(decl: &DeclType, options: &RuleOptions) -> RuleEnv {
         let named = decl.clone().with_type_name(&unique_self_type_name());
