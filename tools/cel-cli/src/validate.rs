@@ -25,6 +25,7 @@ use std::process::ExitCode;
 use std::sync::mpsc::sync_channel;
 
 use celerity::kubernetes::{self, KubeVersion};
+use celerity_kubernetes::builtin;
 use celerity_kubernetes::crd::{
     Answer, CompiledCrd, CrdOptions, CrdSet, FieldValidation, Outcome, RequestOptions, Skipped,
     invalid_message, status_json,
@@ -44,9 +45,14 @@ pub(crate) struct ValidateArgs {
     /// files), or `-` for standard input.
     manifests: Vec<String>,
     /// A file or directory of CustomResourceDefinitions (repeatable); other documents in it
-    /// are skipped (said with --verbose).
+    /// are skipped (said with --verbose). Built-in kinds need none: they are validated
+    /// against the schemas the API server of the profile's version publishes.
     #[arg(long = "crd", value_name = "CRD.yaml")]
     crds: Vec<String>,
+    /// Do not validate built-in kinds (Deployments, Services, ...): report them as not
+    /// validated, as objects of unknown kinds are.
+    #[arg(long)]
+    no_builtins: bool,
     /// Previous versions of the objects: each manifest with the same apiVersion group,
     /// kind, namespace and name is validated as an update from it (transition rules,
     /// ratcheting, immutable metadata, the stored status).
@@ -128,6 +134,8 @@ struct Context {
     request: RequestOptions,
     /// The API server's minor version (the compatibility version's plus one).
     server_minor: u32,
+    /// Whether built-in kinds are validated (when their schemas are shipped).
+    builtins: bool,
 }
 
 /// Runs `cel validate`.
@@ -142,9 +150,6 @@ pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
         }
         return crate::batch::run_validate_batch(path, version);
     }
-    if args.crds.is_empty() {
-        return bad_input("at least one --crd is required");
-    }
     if args.manifests.is_empty() {
         return bad_input("no manifests given (use - for standard input)");
     }
@@ -152,10 +157,15 @@ pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
     let options = CrdOptions::default()
         .version(version)
         .backend(args.backend.backend());
-    let crds = match load_crds(&args.crds, &options, args.verbose, &mut bad) {
+    let mut crds = match load_crds(&args.crds, &options, args.verbose, &mut bad) {
         Ok(c) => c,
         Err(e) => return bad_input(e),
     };
+    // An API server of version N uses compatibility version N−1; its schemas are N's.
+    let server_minor = version.minor + 1;
+    if !args.no_builtins && builtin::has_version(server_minor) {
+        crds = crds.with_builtins(server_minor);
+    }
     let olds = match read_documents(&args.old) {
         Ok(docs) => index_olds(docs, &args.namespace, &mut bad),
         Err(e) => return bad_input(e),
@@ -170,7 +180,8 @@ pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
         request: RequestOptions::default()
             .namespace(args.namespace.clone())
             .field_validation(args.field_validation.level()),
-        server_minor: version.minor + 1,
+        server_minor,
+        builtins: !args.no_builtins,
     };
     let tally = validate_stream(stream, &context, args.output);
     if args.verbose {
@@ -503,12 +514,10 @@ fn verdict(object: Result<Json, String>, duplicates: &[String], context: &Contex
         outcome: Err(String::new()),
         update: false,
     };
-    let crd: &CompiledCrd = match context.crds.route(&verdict.api_version, &verdict.kind) {
+    let routed = context.crds.route(&verdict.api_version, &verdict.kind);
+    let crd: &CompiledCrd = match routed.as_deref() {
         None => {
-            verdict.outcome = Err(format!(
-                "no CustomResourceDefinition serves {}, Kind={}",
-                verdict.api_version, verdict.kind
-            ));
+            verdict.outcome = Err(unserved(&verdict, context));
             return verdict;
         }
         Some(Err(e)) => {
@@ -532,6 +541,22 @@ fn verdict(object: Result<Json, String>, duplicates: &[String], context: &Contex
         None => crd.create(object, duplicates, &context.request, context.server_minor),
     });
     verdict
+}
+
+/// Why an object of a kind nothing serves is not validated.
+fn unserved(verdict: &Verdict, context: &Context) -> String {
+    let mut why = format!(
+        "no CustomResourceDefinition serves {}, Kind={}",
+        verdict.api_version, verdict.kind
+    );
+    let minor = context.server_minor;
+    if context.builtins && !builtin::has_version(minor) {
+        let (oldest, newest) = builtin::shipped_versions();
+        why.push_str(&format!(
+            " (built-in kinds are not validated: no schemas of Kubernetes 1.{minor} are shipped, only 1.{oldest} to 1.{newest})"
+        ));
+    }
+    why
 }
 
 impl Verdict {

@@ -597,3 +597,76 @@ fn inputs_are_read_as_kubernetes_reads_them() {
         "{err}"
     );
 }
+
+#[test]
+fn built_in_kinds_are_validated_against_the_published_schemas() {
+    let o = cel(&["validate", "examples/builtin/app.yaml"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).ends_with("5 objects: 5 valid, 0 invalid\n"),
+        "{}",
+        stdout(&o)
+    );
+    let o = cel(&["validate", "examples/builtin/invalid.yaml"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    for expected in [
+        // The kind's own name rule: DNS-1123 subdomains for Deployments ...
+        "* metadata.name: Invalid value: \"Storefront\": a lowercase RFC 1123 subdomain",
+        "* spec.replicas: Invalid value: \"string\": spec.replicas in body must be of type integer: \"string\"",
+        // ... list-map keys are required ...
+        "* spec.template.spec.containers[0].name: Required value",
+        // ... DNS-1035 labels for Services.
+        "The Service \"2fast\" is invalid: metadata.name: Invalid value: \"2fast\": a DNS-1035 label",
+        "data.retries in body must be of type string: \"integer\"",
+        "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: unknown field \"spec.containers[0].restartPolicyy\"",
+        "4 objects: 0 valid, 4 invalid",
+    ] {
+        assert!(out.contains(expected), "{expected}\n---\n{out}");
+    }
+}
+
+#[test]
+fn built_in_kinds_and_custom_resources_mix() {
+    let o = cel(&[
+        "validate",
+        "--crd",
+        CRD,
+        "examples/crd/manifests/valid.yaml",
+        "examples/builtin/app.yaml",
+        // The CRD itself is a built-in kind.
+        CRD,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("CustomResourceDefinition \"webapps.apps.example.com\" is valid"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).ends_with("8 objects: 8 valid, 0 invalid\n"),
+        "{}",
+        stdout(&o)
+    );
+    // Without built-ins they are not validated, as objects of unknown kinds.
+    let o = cel(&["validate", "--no-builtins", "examples/builtin/app.yaml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stdout(&o).contains("error: no CustomResourceDefinition serves apps/v1, Kind=Deployment"),
+        "{}",
+        stdout(&o)
+    );
+    // A version whose schemas are not shipped says so.
+    let o = cel(&[
+        "validate",
+        "--profile",
+        "kubernetes=1.23",
+        "examples/builtin/app.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stdout(&o).contains("no schemas of Kubernetes 1.24 are shipped, only 1.25 to 1.37"),
+        "{}",
+        stdout(&o)
+    );
+}

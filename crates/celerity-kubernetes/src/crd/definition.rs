@@ -7,6 +7,7 @@ use std::sync::Arc;
 use cel_k8s::{ExpressionKind, KubeVersion};
 use cel_k8s_schema::defaulting::Defaulter;
 use cel_k8s_schema::field::{BadValue, ErrorType, FieldError, Path};
+use cel_k8s_schema::names::{self, NameCheck};
 use cel_k8s_schema::pruning::unknown_field_warning;
 use cel_k8s_schema::structural::SchemaCheckOptions;
 use cel_k8s_schema::{Schema, listtype, objectmeta, openapi};
@@ -113,6 +114,38 @@ pub struct CrdVersion {
     openapi: Arc<openapi::Validator>,
     /// Its defaults, prepared.
     pub(crate) defaulter: Arc<Defaulter>,
+    /// Whether the schema has an `x-kubernetes-embedded-resource` node: without one, the
+    /// walks for embedded resources' metadata are skipped for every object.
+    pub(crate) embedded_resources: bool,
+}
+
+impl CrdVersion {
+    /// A version of `schema`, prepared for validating objects: its rules compiled (lazily,
+    /// node by node), its OpenAPI checks and defaults. Served, storage and scale are the
+    /// caller's (here: not served, not storage, no scale).
+    fn prepare(
+        name: String,
+        schema: Schema,
+        status_subresource: bool,
+        runtime: &RuleOptions,
+        options: &CrdOptions,
+    ) -> CrdVersion {
+        CrdVersion {
+            name,
+            served: false,
+            storage: false,
+            status_subresource,
+            scale: None,
+            validator: SchemaValidator::new(&schema, true, runtime),
+            openapi: Arc::new(openapi::Validator::for_version(
+                &schema,
+                options.version.minor,
+            )),
+            defaulter: Arc::new(Defaulter::new(&schema)),
+            embedded_resources: objectmeta::has_embedded_resources(&schema),
+            schema: Arc::new(schema),
+        }
+    }
 }
 
 /// A CRD, compiled.
@@ -132,6 +165,9 @@ pub struct CompiledCrd {
     pub versions: Vec<CrdVersion>,
     /// The estimated cost of all rules of each version's schema.
     pub total_costs: Vec<TotalCost>,
+    /// The rule `metadata.name` follows (DNS-1123 subdomains for custom resources; a
+    /// built-in kind's own rule, see [`crate::builtin::name_check`]).
+    pub(crate) name_check: NameCheck,
 }
 
 /// The result of validating one object.
@@ -339,15 +375,7 @@ impl CompiledCrd {
                 scale: ScaleSubresource::of_version(v),
                 served: v.get("served").and_then(Json::as_bool).unwrap_or(false),
                 storage: v.get("storage").and_then(Json::as_bool).unwrap_or(false),
-                status_subresource,
-                validator: SchemaValidator::new(&schema, true, &runtime),
-                openapi: Arc::new(openapi::Validator::for_version(
-                    &schema,
-                    options.version.minor,
-                )),
-                defaulter: Arc::new(Defaulter::new(&schema)),
-                schema: Arc::new(schema),
-                name,
+                ..CrdVersion::prepare(name, schema, status_subresource, &runtime, options)
             });
         }
         // Several identical schemas are one (the internal form's `spec.validation`): report
@@ -362,15 +390,72 @@ impl CompiledCrd {
                 namespaced,
                 versions,
                 total_costs,
+                name_check: names::name_is_dns_subdomain,
             })
         } else {
             Err(fail(errors))
         }
     }
 
+    /// A built-in kind of Kubernetes `1.<minor>` (`minor` is the API server's, whose
+    /// published schemas are used), validated as a custom resource of its schema is, with the
+    /// kind's own name rule, the way kubectl-validate validates built-in kinds. The schema is
+    /// the API server's own, so the checks a CRD's schema must pass are not run.
+    pub fn builtin(
+        kind: &crate::builtin::BuiltinKind,
+        minor: u32,
+        options: &CrdOptions,
+    ) -> Result<CompiledCrd, CrdError> {
+        let name = format!("{}.{}", kind.resource, kind.group);
+        let fail = |message: String| CrdError {
+            name: name.clone(),
+            errors: vec![FieldError::invalid(
+                &Path::new("openAPIV3Schema"),
+                BadValue::Json(Json::Null),
+                message,
+            )],
+        };
+        let json = crate::builtin::structural_schema(minor, kind).map_err(fail)?;
+        let schema =
+            Schema::from_json(&json, &Path::new("openAPIV3Schema")).map_err(|errors| CrdError {
+                name: name.clone(),
+                errors,
+            })?;
+        let status_subresource = schema.properties.contains_key("status");
+        let runtime = RuleOptions {
+            version: options.version,
+            expressions: ExpressionKind::StoredExpressions,
+            per_call_limit: options.per_call_limit,
+            backend: options.backend,
+            compile: options.compile.clone(),
+            estimate_costs: false,
+        };
+        Ok(CompiledCrd {
+            name,
+            group: kind.group.clone(),
+            kind: kind.kind.clone(),
+            plural: kind.resource.clone(),
+            namespaced: kind.namespaced,
+            versions: vec![CrdVersion {
+                scale: None,
+                served: true,
+                storage: true,
+                ..CrdVersion::prepare(
+                    kind.version.clone(),
+                    schema,
+                    status_subresource,
+                    &runtime,
+                    options,
+                )
+            }],
+            total_costs: vec![TotalCost::default()],
+            name_check: crate::builtin::name_check(&kind.group, &kind.kind),
+        })
+    }
+
     /// The served version an object's `apiVersion` names, if it names this CRD's group.
     pub fn version(&self, api_version: &str) -> Option<&CrdVersion> {
-        let (group, version) = api_version.split_once('/')?;
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
         if group != self.group {
             return None;
         }
@@ -416,7 +501,12 @@ impl CompiledCrd {
         {
             m.remove("status");
         }
-        let meta = objectmeta::validate_root_metadata(&object, &Path::root(), self.namespaced);
+        let meta = objectmeta::validate_root_metadata_named(
+            &object,
+            &Path::root(),
+            self.namespaced,
+            self.name_check,
+        );
         let checked = version.check(&object, old.as_ref(), meta, Vec::new());
         warnings.extend(checked.warnings);
         ObjectValidation {
@@ -465,7 +555,9 @@ impl CrdVersion {
         if let Some(scale) = &self.scale {
             errors.extend(scale.validate(object));
         }
-        errors.extend(objectmeta::validate_embedded(&self.schema, object, &root));
+        if self.embedded_resources {
+            errors.extend(objectmeta::validate_embedded(&self.schema, object, &root));
+        }
         errors.extend(match old {
             None => listtype::validate_list_sets_and_maps(&self.schema, object, &root),
             Some(o) => listtype::validate_list_sets_and_maps_update(&self.schema, object, o, &root),

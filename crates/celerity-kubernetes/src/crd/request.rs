@@ -288,11 +288,13 @@ impl CompiledCrd {
             .defaulter
             .prune_and_default(object, &version.schema, true);
         strict.extend(pruned.iter().map(|p| unknown_field_warning(p)));
-        strict.extend(
-            objectmeta::unknown_embedded_fields(&version.schema, object, &Path::root())
-                .iter()
-                .map(|p| unknown_field_warning(p)),
-        );
+        if version.embedded_resources {
+            strict.extend(
+                objectmeta::unknown_embedded_fields(&version.schema, object, &Path::root())
+                    .iter()
+                    .map(|p| unknown_field_warning(p)),
+            );
+        }
         // Unknown fields are dropped whatever the validation; what differs is whether the
         // request fails, warns, or goes on silently.
         if let Some(meta) = object.get_mut("metadata").and_then(Json::as_object_mut) {
@@ -379,7 +381,12 @@ impl CompiledCrd {
         if let Some(meta) = metadata_mut(&mut object) {
             meta.insert("generation".into(), json!(1));
         }
-        let meta = objectmeta::validate_root_metadata(&object, &Path::root(), self.namespaced);
+        let meta = objectmeta::validate_root_metadata_named(
+            &object,
+            &Path::root(),
+            self.namespaced,
+            self.name_check,
+        );
         let checked = version.check(&object, None, meta, Vec::new());
         warnings.extend(checked.warnings);
         self.finish(
@@ -420,7 +427,12 @@ impl CompiledCrd {
         prepare_for_update(version, &mut object, &old);
         let root = Path::root();
         // `validateCommonFields`: outside the strategy, so never blocking its rules.
-        let mut outside = objectmeta::validate_root_metadata(&object, &root, self.namespaced);
+        let mut outside = objectmeta::validate_root_metadata_named(
+            &object,
+            &root,
+            self.namespaced,
+            self.name_check,
+        );
         outside.extend(objectmeta::validate_root_metadata_update(
             &object, &old, &root,
         ));

@@ -1,14 +1,17 @@
 //! A set of CustomResourceDefinitions, each compiled when an object first needs it: objects
 //! are routed by `apiVersion` and `kind`, and the CRDs no object is routed to cost only
-//! their reading. Shared by threads: a CRD is compiled once, by the first thread that needs
-//! it (the others wait for that compile, which runs no user code).
+//! their reading. Built-in kinds, when the set has a Kubernetes version's schemas
+//! ([`CrdSet::with_builtins`]), are routed the same way after the CRDs, and compiled on first
+//! use too. Shared by threads: a CRD is compiled once, by the first thread that needs it (the
+//! others wait for that compile, which runs no user code).
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value as Json;
 
 use super::definition::{CompiledCrd, CrdError, CrdOptions};
+use crate::builtin::{self, BuiltinKind};
 
 /// CRDs by the group and kind they serve, compiled on first use.
 #[derive(Debug)]
@@ -17,12 +20,29 @@ pub struct CrdSet {
     /// (group, kind) to the entry serving it (the last CRD given for a pair wins).
     by_kind: HashMap<(String, String), usize>,
     options: CrdOptions,
+    /// The API server minor whose built-in schemas serve the kinds no CRD serves.
+    builtin_minor: Option<u32>,
+    /// Built-in kinds by (apiVersion, kind), once asked for: `None` when not one.
+    builtins: Mutex<HashMap<ApiKind, Option<Arc<BuiltinSlot>>>>,
 }
+
+/// An object's `apiVersion` and `kind`.
+type ApiKind = (String, String);
+
+/// A built-in kind and its compile.
+#[derive(Debug)]
+struct BuiltinSlot {
+    kind: BuiltinKind,
+    compiled: Compiled,
+}
+
+/// A compile, done once by the first thread that needs it.
+type Compiled = OnceLock<Arc<Result<CompiledCrd, CrdError>>>;
 
 #[derive(Debug)]
 struct Entry {
     crd: Json,
-    compiled: OnceLock<Result<CompiledCrd, CrdError>>,
+    compiled: Compiled,
 }
 
 /// What a document given as a CRD is not.
@@ -42,6 +62,8 @@ impl CrdSet {
             entries: Vec::new(),
             by_kind: HashMap::new(),
             options: options.clone(),
+            builtin_minor: None,
+            builtins: Mutex::new(HashMap::new()),
         };
         let mut skipped = Vec::new();
         for (i, doc) in documents.into_iter().enumerate() {
@@ -86,22 +108,56 @@ impl CrdSet {
         self.entries.is_empty()
     }
 
+    /// Built-in kinds validated with the schemas of Kubernetes `1.<minor>` (the API
+    /// server's minor; see [`crate::builtin`]) when no CRD of the set serves them.
+    pub fn with_builtins(mut self, minor: u32) -> CrdSet {
+        self.builtin_minor = Some(minor);
+        self
+    }
+
     /// The CRD serving objects of `api_version` and `kind`, compiled (or why it does not
-    /// compile); `None` when no CRD of the set serves the group and kind. The version is
-    /// not checked here: an object of a version the CRD does not serve is the CRD's to
-    /// refuse.
-    pub fn route(&self, api_version: &str, kind: &str) -> Option<&Result<CompiledCrd, CrdError>> {
+    /// compile); else the built-in kind, when the set has built-ins; `None` when neither
+    /// serves the kind. A CRD's version is not checked here: an object of a version the CRD
+    /// does not serve is the CRD's to refuse.
+    pub fn route(
+        &self,
+        api_version: &str,
+        kind: &str,
+    ) -> Option<Arc<Result<CompiledCrd, CrdError>>> {
         let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-        let i = *self.by_kind.get(&(group.to_string(), kind.to_string()))?;
-        let entry = &self.entries[i];
+        if let Some(&i) = self.by_kind.get(&(group.to_string(), kind.to_string())) {
+            let entry = &self.entries[i];
+            return Some(
+                entry
+                    .compiled
+                    .get_or_init(|| Arc::new(CompiledCrd::new(&entry.crd, &self.options)))
+                    .clone(),
+            );
+        }
+        let minor = self.builtin_minor?;
+        let slot = {
+            let mut builtins = self.builtins.lock().unwrap_or_else(|e| e.into_inner());
+            builtins
+                .entry((api_version.to_string(), kind.to_string()))
+                .or_insert_with(|| {
+                    builtin::kind(minor, api_version, kind).map(|kind| {
+                        Arc::new(BuiltinSlot {
+                            kind,
+                            compiled: OnceLock::new(),
+                        })
+                    })
+                })
+                .clone()?
+        };
+        // Compiled outside the lock: other kinds do not wait for this one.
         Some(
-            entry
-                .compiled
-                .get_or_init(|| CompiledCrd::new(&entry.crd, &self.options)),
+            slot.compiled
+                .get_or_init(|| Arc::new(CompiledCrd::builtin(&slot.kind, minor, &self.options)))
+                .clone(),
         )
     }
 
-    /// How many CRDs have been compiled so far.
+    /// How many CRDs (not built-in kinds) have been compiled so far.
     pub fn compiled(&self) -> usize {
         self.entries
             .iter()
