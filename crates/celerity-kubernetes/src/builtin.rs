@@ -157,14 +157,7 @@ pub fn name_check(group: &str, kind: &str) -> NameCheck {
 /// The structural schema of a built-in kind in Kubernetes `1.<minor>`: its definition with
 /// every reference inlined (see the module's header).
 pub fn structural_schema(minor: u32, kind: &BuiltinKind) -> Result<Json, String> {
-    let index =
-        index(minor).ok_or_else(|| format!("no built-in schemas for Kubernetes 1.{minor}"))?;
-    let mut inliner = Inliner {
-        index,
-        stack: Vec::new(),
-        nodes: 0,
-    };
-    let mut schema = inliner.definition(&kind.definition)?;
+    let mut schema = typed_schema(minor, kind)?;
     // The root's metadata is the ObjectMeta checks' (as for custom resources).
     if let Some(props) = schema.get_mut("properties").and_then(Json::as_object_mut)
         && props.contains_key("metadata")
@@ -172,6 +165,35 @@ pub fn structural_schema(minor: u32, kind: &BuiltinKind) -> Result<Json, String>
         props.insert("metadata".into(), json!({"type": "object"}));
     }
     Ok(schema)
+}
+
+/// The schema of a built-in kind as the type checker of admission policies sees it: as
+/// [`structural_schema`], with the root's `metadata` the full ObjectMeta the API server
+/// publishes.
+pub fn typed_schema(minor: u32, kind: &BuiltinKind) -> Result<Json, String> {
+    let index =
+        index(minor).ok_or_else(|| format!("no built-in schemas for Kubernetes 1.{minor}"))?;
+    let mut inliner = Inliner {
+        index,
+        stack: Vec::new(),
+        nodes: 0,
+    };
+    inliner.definition(&kind.definition)
+}
+
+/// The kinds served as `resource` of `api_version` (a REST mapper's `KindsFor`), sorted.
+pub fn kinds_for(minor: u32, api_version: &str, resource: &str) -> Vec<String> {
+    let Some(gv) = index(minor).and_then(|i| i.group_versions.get(api_version)) else {
+        return Vec::new();
+    };
+    let mut kinds: Vec<String> = gv
+        .kinds
+        .iter()
+        .filter(|(_, k)| k.resource.as_deref() == Some(resource))
+        .map(|(name, _)| name.clone())
+        .collect();
+    kinds.sort();
+    kinds
 }
 
 /// Inlines references, converting as it goes.

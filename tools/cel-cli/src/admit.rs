@@ -37,7 +37,7 @@ use celerity_kubernetes::admission::policy::{
 };
 use celerity_kubernetes::admission::{
     AdmissionCase, Binding, Operation, Policy, PolicyInputs, PolicySet, Request, Response,
-    RulesAuthorizer, UserInfo, read_binding, read_policy, response_json,
+    RulesAuthorizer, UserInfo, check_policy, read_binding, read_policy, response_json,
 };
 use rayon::prelude::*;
 use serde_json::{Map, Value as Json, json};
@@ -88,6 +88,13 @@ pub(crate) struct AdmitArgs {
     /// the mutating policies, as a YAML stream; verdicts go to standard error).
     #[arg(long, value_enum, default_value_t = AdmitOutput::Text)]
     output: AdmitOutput,
+    /// Also type-check the ValidatingAdmissionPolicies against the schemas of the kinds they
+    /// match, as the API server does for `status.typeChecking`, and print the warnings.
+    #[arg(long)]
+    typecheck: bool,
+    /// CustomResourceDefinitions for --typecheck (custom kinds matched or taken as params).
+    #[arg(long = "crd", value_name = "CRD.yaml")]
+    crds: Vec<String>,
     /// The Kubernetes compatibility version, `kubernetes=1.35` (default: that of the newest
     /// API server described).
     #[arg(long, value_name = "PROFILE")]
@@ -252,6 +259,20 @@ fn load(
         time_limit: args.limit(),
         ..PolicyInputs::default()
     };
+    if args.typecheck {
+        let (schemas, crds_bad) = crate::check_policy::schemas(&args.crds, version)?;
+        *bad |= crds_bad;
+        for p in &policies {
+            let warnings = check_policy(p, version, &schemas);
+            eprint!(
+                "{}",
+                crate::check_policy::warning_lines(&p.name, &warnings)
+                    .lines()
+                    .map(|l| format!("warning: {l}\n"))
+                    .collect::<String>()
+            );
+        }
+    }
     let set = PolicySet::new(policies, bindings, &inputs);
     for p in set.problems() {
         eprintln!("warning: {p}");

@@ -31,6 +31,7 @@
 mod admit;
 mod batch;
 mod check;
+mod check_policy;
 mod env;
 mod eval;
 mod functions;
@@ -75,6 +76,9 @@ enum Command {
     /// their bindings to manifests, as the API server's admission plugins do: verdicts,
     /// messages, warnings, audit annotations and mutated objects.
     Admit(admit::AdmitArgs),
+    /// Type-check ValidatingAdmissionPolicies against the schemas of the kinds they match,
+    /// as the API server does for `status.typeChecking`; exit 1 on warnings.
+    CheckPolicy(check_policy::CheckPolicyArgs),
 }
 
 /// How results are printed.
@@ -102,5 +106,6 @@ fn main() -> ExitCode {
         Command::Functions(args) => functions::run(&args),
         Command::Validate(args) => validate::run(&args),
         Command::Admit(args) => admit::run(&args),
+        Command::CheckPolicy(args) => check_policy::run(&args),
     }
 }

@@ -386,7 +386,7 @@ pub(crate) fn expand_lists(docs: Vec<Document>) -> Vec<(Document, Result<Json, S
 /// Compiles nothing yet: reads the CRD documents into a set that compiles each on first
 /// use. Documents that are not CRDs are skipped (said with `verbose`); unreadable ones are
 /// reported and make the run's status 2.
-fn load_crds(
+pub(crate) fn load_crds(
     paths: &[String],
     options: &CrdOptions,
     verbose: bool,

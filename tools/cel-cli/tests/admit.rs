@@ -305,3 +305,75 @@ fn a_request_past_its_time_limit_is_denied() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("is not a number of seconds above 0"));
 }
+
+#[test]
+fn policies_are_type_checked_against_the_schemas_of_what_they_match() {
+    let policy = "examples/admission/typecheck/policy.yaml";
+    let o = cel(&["check-policy", policy]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    for expected in [
+        "policy.yaml: ValidatingAdmissionPolicy \"replica-cap\": spec.validations[0].expression:\n    apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicaz'\n",
+        "    apps/v1, Kind=StatefulSet: ERROR: <input>:1:12: undefined field 'replicaz'\n",
+        // params typed by the built-in ConfigMap's schema, variables by their expressions.
+        "spec.validations[1].messageExpression:\n    apps/v1, Kind=Deployment: ERROR: <input>:1:50: found no matching overload for '_+_' applied to '(string, int)'\n",
+        "spec.validations[2].expression:\n    apps/v1, Kind=Deployment: ERROR: <input>:1:5: undefined field 'spec'\n",
+        "policy.yaml#1: ValidatingAdmissionPolicy \"labels-present\" type-checks cleanly\n",
+        "2 policies checked: 1 with warnings\n",
+    ] {
+        assert!(out.contains(expected), "{expected}\n---\n{out}");
+    }
+    // status.typeChecking as the API server writes it: one result per kind, joined.
+    let o = cel(&["check-policy", "--output", "json", policy]);
+    let first: serde_json::Value =
+        serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
+    let warning = &first["status"]["typeChecking"]["expressionWarnings"][0];
+    assert_eq!(warning["fieldRef"], "spec.validations[0].expression");
+    assert_eq!(
+        warning["warning"],
+        "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicaz'\n | object.spec.replicaz <= int(params.data.max)\n | ...........^\n\napps/v1, Kind=StatefulSet: ERROR: <input>:1:12: undefined field 'replicaz'\n | object.spec.replicaz <= int(params.data.max)\n | ...........^\n"
+    );
+    // The example policies are clean; `cel admit --typecheck` prints the same warnings.
+    let o = cel(&["check-policy", "examples/admission/policies.yaml"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let o = cel(&[
+        "admit",
+        "--typecheck",
+        "--policy",
+        policy,
+        "examples/builtin/app.yaml",
+    ]);
+    assert!(
+        stderr(&o).contains(
+            "warning: ValidatingAdmissionPolicy \"replica-cap\": spec.validations[0].expression:\n"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn type_checking_stays_bounded_on_wide_policies() {
+    // Wildcards are skipped and at most ten kinds are checked, as on the API server.
+    let wide = r#"{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+      "metadata": {"name": "wide"},
+      "spec": {"matchConstraints": {"resourceRules": [
+        {"apiGroups": ["*"], "apiVersions": ["*"], "operations": ["*"], "resources": ["*"]},
+        {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["*"],
+         "resources": ["pods", "services", "configmaps", "secrets", "namespaces", "nodes",
+                       "endpoints", "events", "limitranges", "persistentvolumes",
+                       "persistentvolumeclaims", "replicationcontrollers", "pods/status"]}]},
+        "validations": [{"expression": "object.nope"}]}}"#;
+    let o = cel_stdin(&["check-policy", "--output", "json", "-"], wide);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let line: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    let warning = line["status"]["typeChecking"]["expressionWarnings"][0]["warning"]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        warning.matches("undefined field 'nope'").count(),
+        10,
+        "{warning}"
+    );
+    assert!(warning.starts_with("/v1, Kind=ConfigMap: "), "{warning}");
+}

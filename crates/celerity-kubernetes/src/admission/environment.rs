@@ -56,6 +56,16 @@ pub struct Declarations {
     pub patch_types: bool,
 }
 
+/// Schema types for the inputs that evaluation leaves `dyn` (the type checker's view of a
+/// policy matching one kind; see [`super::typecheck`]).
+#[derive(Clone, Debug, Default)]
+pub struct TypedInputs {
+    /// The type of `object` and `oldObject`.
+    pub object: Option<DeclType>,
+    /// The type of `params`.
+    pub params: Option<DeclType>,
+}
+
 /// What the compiled expression must evaluate to.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ReturnTypes {
@@ -319,10 +329,30 @@ impl AdmissionEnv {
 
     /// The environment an expression compiles in, given the variables declared before it.
     pub fn env(&self, decls: Declarations, variables: &[(String, Type)]) -> Env {
+        self.env_typed(decls, variables, &TypedInputs::default())
+    }
+
+    /// [`AdmissionEnv::env`] with `object`, `oldObject` and `params` typed by schemas where
+    /// `typed` has them (the type checker's environment; evaluation keeps them `dyn`).
+    pub fn env_typed(
+        &self,
+        decls: Declarations,
+        variables: &[(String, Type)],
+        typed: &TypedInputs,
+    ) -> Env {
         // Kubernetes declares these types' fields by name, unescaped: `request.namespace`
         // is a field even though `namespace` is a reserved word.
         let mut schema_types = SchemaTypes::new(&self.request.0).with_keyword_field_names(true);
         schema_types.add(&self.namespace.0);
+        let mut input_type = |decl: &Option<DeclType>| match decl {
+            Some(d) => {
+                schema_types.add(d);
+                d.cel_type()
+            }
+            None => Type::Dyn,
+        };
+        let object_type = input_type(&typed.object);
+        let params_type = input_type(&typed.params);
         let types = AdmissionTypes {
             schema_types,
             variables: variables.iter().cloned().collect(),
@@ -339,13 +369,13 @@ impl AdmissionEnv {
             .type_provider(Arc::new(types))
             .cost_limit(Some(PER_CALL_LIMIT))
             .compile_settings(self.compile.clone())
-            .variable("object", Type::Dyn)
-            .variable("oldObject", Type::Dyn)
+            .variable("object", object_type.clone())
+            .variable("oldObject", object_type)
             .variable("namespaceObject", self.namespace.0.cel_type())
             .variable("request", self.request.0.cel_type())
             .variable("variables", Type::message(VARIABLES_TYPE));
         if decls.params {
-            b = b.variable("params", Type::Dyn);
+            b = b.variable("params", params_type);
         }
         if authorizer {
             let rr = cel_k8s::authz::request_resource_variable();
@@ -400,10 +430,20 @@ impl AdmissionEnv {
         decls: Declarations,
         variables: &[(String, String)],
     ) -> (Vec<Compiled>, Vec<(String, Type)>) {
+        self.compile_variables_typed(decls, variables, &TypedInputs::default())
+    }
+
+    /// [`AdmissionEnv::compile_variables`] in [`AdmissionEnv::env_typed`]'s environments.
+    pub fn compile_variables_typed(
+        &self,
+        decls: Declarations,
+        variables: &[(String, String)],
+        typed: &TypedInputs,
+    ) -> (Vec<Compiled>, Vec<(String, Type)>) {
         let mut declared: Vec<(String, Type)> = Vec::new();
         let mut compiled = Vec::with_capacity(variables.len());
         for (name, expression) in variables {
-            let env = self.env(decls, &declared);
+            let env = self.env_typed(decls, &declared, typed);
             let c = self.compile(&env, expression, &ReturnTypes::Any);
             // A later variable of the same name replaces the earlier one's type.
             declared.retain(|(n, _)| n != name);

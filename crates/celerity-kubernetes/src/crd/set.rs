@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use cel_k8s_schema::Schema;
 use serde_json::Value as Json;
 
 use super::definition::{CompiledCrd, CrdError, CrdOptions};
@@ -155,6 +156,65 @@ impl CrdSet {
                 .get_or_init(|| Arc::new(CompiledCrd::builtin(&slot.kind, minor, &self.options)))
                 .clone(),
         )
+    }
+
+    /// The kinds served as `resource` of `group`/`version` (a REST mapper's `KindsFor`): a
+    /// CRD's, else the built-ins' when the set has them.
+    pub fn kinds_for(&self, group: &str, version: &str, resource: &str) -> Vec<String> {
+        let text = |doc: &Json, p: &[&str]| {
+            p.iter()
+                .try_fold(doc, |v, k| v.get(k))
+                .and_then(Json::as_str)
+                .map(str::to_string)
+        };
+        for entry in &self.entries {
+            let crd = &entry.crd;
+            let serves_version = crd
+                .get("spec")
+                .and_then(|s| s.get("versions"))
+                .and_then(Json::as_array)
+                .is_some_and(|vs| {
+                    vs.iter().any(|v| {
+                        v.get("name").and_then(Json::as_str) == Some(version)
+                            && v.get("served").and_then(Json::as_bool) == Some(true)
+                    })
+                });
+            if text(crd, &["spec", "group"]).as_deref() == Some(group)
+                && text(crd, &["spec", "names", "plural"]).as_deref() == Some(resource)
+                && serves_version
+                && let Some(kind) = text(crd, &["spec", "names", "kind"])
+            {
+                return vec![kind];
+            }
+        }
+        let Some(minor) = self.builtin_minor else {
+            return Vec::new();
+        };
+        let api_version = if group.is_empty() {
+            version.to_string()
+        } else {
+            format!("{group}/{version}")
+        };
+        builtin::kinds_for(minor, &api_version, resource)
+    }
+
+    /// The schema objects of `api_version` and `kind` have, as the admission type checker
+    /// reads it: the CRD version's, else the built-in kind's (with its full ObjectMeta);
+    /// `None` when neither serves the kind or its schema does not read.
+    pub fn typed_schema(&self, api_version: &str, kind: &str) -> Option<Schema> {
+        let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+        if self
+            .by_kind
+            .contains_key(&(group.to_string(), kind.to_string()))
+        {
+            let routed = self.route(api_version, kind)?;
+            let crd = routed.as_ref().as_ref().ok()?;
+            return crd.version(api_version).map(|v| (*v.schema).clone());
+        }
+        let minor = self.builtin_minor?;
+        let found = builtin::kind(minor, api_version, kind)?;
+        let json = builtin::typed_schema(minor, &found).ok()?;
+        Schema::from_json(&json, &cel_k8s_schema::Path::new("openAPIV3Schema")).ok()
     }
 
     /// How many CRDs (not built-in kinds) have been compiled so far.

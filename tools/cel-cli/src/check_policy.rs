@@ -1,0 +1,153 @@
+//! `cel check-policy`: the API server's type checking of ValidatingAdmissionPolicies against
+//! the schemas of the kinds they match (built-in kinds' shipped schemas, CRDs given with
+//! `--crd`), with its warnings as `status.typeChecking` holds them. Status: 0 when no policy
+//! warns, 1 when one does, 2 on bad input.
+
+use std::process::ExitCode;
+
+use celerity::kubernetes::KubeVersion;
+use celerity_kubernetes::admission::{
+    ExpressionWarning, Policy, check_policy, read_policy, type_checking_json,
+};
+use celerity_kubernetes::builtin;
+use celerity_kubernetes::crd::{CrdOptions, CrdSet};
+use serde_json::{Value as Json, json};
+
+use crate::input::read_documents;
+use crate::output::Out;
+use crate::validate::{load_crds, profile_version};
+use crate::{BAD_INPUT, Output, bad_input};
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct CheckPolicyArgs {
+    /// Files or directories of ValidatingAdmissionPolicies (other documents are skipped), or
+    /// `-` for standard input.
+    policies: Vec<String>,
+    /// CustomResourceDefinitions of the custom kinds the policies match or take as params
+    /// (repeatable); built-in kinds need none.
+    #[arg(long = "crd", value_name = "CRD.yaml")]
+    crds: Vec<String>,
+    /// The Kubernetes compatibility version, `kubernetes=1.35` (default: that of the newest
+    /// API server described).
+    #[arg(long, value_name = "PROFILE")]
+    profile: Option<String>,
+    /// Output: text, or one JSON object per policy with its `status.typeChecking`.
+    #[arg(long, value_enum, default_value_t = Output::Text)]
+    output: Output,
+}
+
+/// The schemas type checking reads: the CRDs of `paths` and the built-in kinds of the API
+/// server whose compatibility version is `version`.
+pub(crate) fn schemas(paths: &[String], version: KubeVersion) -> Result<(CrdSet, bool), String> {
+    let mut bad = false;
+    let options = CrdOptions::default().version(version);
+    let set = load_crds(paths, &options, false, &mut bad)?;
+    let server_minor = version.minor + 1;
+    let set = if builtin::has_version(server_minor) {
+        set.with_builtins(server_minor)
+    } else {
+        set
+    };
+    Ok((set, bad))
+}
+
+/// The warnings as lines: `ValidatingAdmissionPolicy "NAME": FIELD:`, then the warning's
+/// lines (one per kind and its caret lines) indented by four spaces.
+pub(crate) fn warning_lines(name: &str, warnings: &[ExpressionWarning]) -> String {
+    let mut out = String::new();
+    for w in warnings {
+        out.push_str(&format!(
+            "ValidatingAdmissionPolicy {name:?}: {}:\n",
+            w.field_ref
+        ));
+        for line in w.warning.lines().filter(|l| !l.trim().is_empty()) {
+            out.push_str(&format!("    {line}\n"));
+        }
+    }
+    out
+}
+
+/// Runs `cel check-policy`.
+pub(crate) fn run(args: &CheckPolicyArgs) -> ExitCode {
+    if args.policies.is_empty() {
+        return bad_input("no policies given (use - for standard input)");
+    }
+    let version = match profile_version(args.profile.as_deref()) {
+        Ok(v) => v,
+        Err(e) => return bad_input(e),
+    };
+    let (schemas, mut bad) = match schemas(&args.crds, version) {
+        Ok(s) => s,
+        Err(e) => return bad_input(e),
+    };
+    let docs = match read_documents(&args.policies) {
+        Ok(d) => d,
+        Err(e) => return bad_input(e),
+    };
+    let mut out = Out::new();
+    let (mut checked, mut warned) = (0usize, 0usize);
+    for doc in docs {
+        let json = match &doc.value {
+            Ok(j) => j,
+            Err(e) => {
+                eprintln!("{}: {e}", doc.location());
+                bad = true;
+                continue;
+            }
+        };
+        if json.get("kind").and_then(Json::as_str) != Some("ValidatingAdmissionPolicy") {
+            continue;
+        }
+        let policy: Policy = match read_policy(json) {
+            Ok(p) => p,
+            Err(es) => {
+                es.iter().for_each(|e| eprintln!("{}: {e}", doc.location()));
+                bad = true;
+                continue;
+            }
+        };
+        checked += 1;
+        let warnings = check_policy(&policy, version, &schemas);
+        if !warnings.is_empty() {
+            warned += 1;
+        }
+        match args.output {
+            Output::Json => out.line(
+                json!({
+                    "file": &*doc.file,
+                    "document": doc.index,
+                    "name": policy.name,
+                    "status": {"typeChecking": type_checking_json(&warnings)},
+                })
+                .to_string(),
+            ),
+            Output::Text if warnings.is_empty() => out.line(format!(
+                "{}: ValidatingAdmissionPolicy {:?} type-checks cleanly",
+                doc.location(),
+                policy.name
+            )),
+            Output::Text => {
+                for line in warning_lines(&policy.name, &warnings).lines() {
+                    if line.starts_with(' ') {
+                        out.line(line.to_string());
+                    } else {
+                        out.line(format!("{}: {line}", doc.location()));
+                    }
+                }
+            }
+        }
+    }
+    if args.output == Output::Text {
+        out.line(format!(
+            "{checked} polic{} checked: {warned} with warnings",
+            if checked == 1 { "y" } else { "ies" }
+        ));
+    }
+    if bad {
+        ExitCode::from(BAD_INPUT)
+    } else if warned > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
