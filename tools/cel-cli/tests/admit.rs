@@ -377,3 +377,55 @@ fn type_checking_stays_bounded_on_wide_policies() {
     );
     assert!(warning.starts_with("/v1, Kind=ConfigMap: "), "{warning}");
 }
+
+#[test]
+fn custom_resources_are_matched_by_their_crds_resource_never_a_guess() {
+    let dir = std::env::temp_dir().join(format!("cel-admit-crd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    // `Mesh` would be guessed `meshs`; the CRD says `meshes`, and cluster-scoped.
+    let crd = write(
+        "crd.yaml",
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: meshes.net.example.com}\n\
+         spec:\n  group: net.example.com\n  names: {kind: Mesh, plural: meshes}\n  scope: Cluster\n  versions:\n  \
+         - name: v1\n    served: true\n    storage: true\n    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n",
+    );
+    let policy = write(
+        "policy.yaml",
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: mesh-size}\n\
+         spec:\n  matchConstraints:\n    resourceRules:\n    - {apiGroups: [net.example.com], apiVersions: [v1], operations: [CREATE], resources: [meshes]}\n  \
+         validations:\n  - {expression: 'object.spec.size <= 3', message: at most 3}\n---\n\
+         apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: mesh-size}\n\
+         spec: {policyName: mesh-size, validationActions: [Deny]}\n",
+    );
+    let mesh = write(
+        "mesh.yaml",
+        "apiVersion: net.example.com/v1\nkind: Mesh\nmetadata: {name: big, namespace: ignored}\nspec: {size: 5}\n",
+    );
+    let o = cel(&["admit", "--crd", &crd, "--policy", &policy, &mesh]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    // Cluster-scoped: the namespace is dropped, as the API server drops it.
+    assert!(
+        stdout(&o).contains("Mesh big denied (422 Invalid)"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains("meshes.net.example.com \"big\" is forbidden"),
+        "{}",
+        stdout(&o)
+    );
+    // Without the CRD the name is not guessed: the policy does not match, and we say why.
+    let o = cel(&["admit", "--policy", &policy, &mesh]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("warning: no CustomResourceDefinition (--crd) or built-in schema serves net.example.com/v1, Kind=Mesh"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

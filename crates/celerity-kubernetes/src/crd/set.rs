@@ -198,6 +198,20 @@ impl CrdSet {
         builtin::kinds_for(minor, &api_version, resource)
     }
 
+    /// The resource (plural) and scope of objects of `api_version` and `kind`: a CRD's,
+    /// else the built-in kind's when the set has built-ins; `None` when neither serves it.
+    pub fn resource_of(&self, api_version: &str, kind: &str) -> Option<(String, bool)> {
+        let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+        if let Some(&i) = self.by_kind.get(&(group.to_string(), kind.to_string())) {
+            let spec = self.entries[i].crd.get("spec")?;
+            let plural = spec.get("names")?.get("plural")?.as_str()?.to_string();
+            let namespaced = spec.get("scope").and_then(Json::as_str) != Some("Cluster");
+            return Some((plural, namespaced));
+        }
+        let found = builtin::kind(self.builtin_minor?, api_version, kind)?;
+        Some((found.resource, found.namespaced))
+    }
+
     /// The schema objects of `api_version` and `kind` have, as the admission type checker
     /// reads it: the CRD version's, else the built-in kind's (with its full ObjectMeta);
     /// `None` when neither serves the kind or its schema does not read.
