@@ -27,8 +27,8 @@ use std::sync::mpsc::sync_channel;
 use celerity::kubernetes::{self, KubeVersion};
 use celerity_kubernetes::builtin;
 use celerity_kubernetes::crd::{
-    Answer, CompiledCrd, CrdOptions, CrdSet, FieldValidation, Outcome, RequestOptions, Skipped,
-    invalid_message, status_json,
+    Answer, CompiledCrd, CrdOptions, CrdSet, DefinitionCache, FieldValidation, Outcome,
+    RequestOptions, Skipped, invalid_message, status_json,
 };
 use rayon::prelude::*;
 use serde_json::{Value as Json, json};
@@ -53,6 +53,11 @@ pub(crate) struct ValidateArgs {
     /// validated, as objects of unknown kinds are.
     #[arg(long)]
     no_builtins: bool,
+    /// Check every CRD as the API server checks a new one, even one this build of `cel` has
+    /// seen pass (by default a marker per passing CRD is kept in $CELERITY_CACHE_DIR, else
+    /// $XDG_CACHE_HOME/celerity, else ~/.cache/celerity, and its checks are skipped).
+    #[arg(long)]
+    no_cache: bool,
     /// Previous versions of the objects: each manifest with the same apiVersion group,
     /// kind, namespace and name is validated as an update from it (transition rules,
     /// ratcheting, immutable metadata, the stored status).
@@ -161,6 +166,11 @@ pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
         Ok(c) => c,
         Err(e) => return bad_input(e),
     };
+    if !args.no_cache
+        && let Some(cache) = definition_cache()
+    {
+        crds = crds.with_definition_cache(cache);
+    }
     // An API server of version N uses compatibility version N−1; its schemas are N's.
     let server_minor = version.minor + 1;
     if !args.no_builtins && builtin::has_version(server_minor) {
@@ -541,6 +551,28 @@ fn verdict(object: Result<Json, String>, duplicates: &[String], context: &Contex
         None => crd.create(object, duplicates, &context.request, context.server_minor),
     });
     verdict
+}
+
+/// The cache of CRDs that passed the definition checks, for this build of `cel`: in
+/// `$CELERITY_CACHE_DIR`, `$XDG_CACHE_HOME/celerity` or `~/.cache/celerity`; `None` when
+/// none of them is set.
+fn definition_cache() -> Option<DefinitionCache> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let dir = var("CELERITY_CACHE_DIR")
+        .map(std::path::PathBuf::from)
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| std::path::PathBuf::from(d).join("celerity")))
+        .or_else(|| var("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/celerity")))?;
+    // Every build of `cel` is another program: its size and time tell them apart.
+    let exe = std::env::current_exe().ok()?;
+    let meta = std::fs::metadata(exe).ok()?;
+    let built = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    let salt = format!("{} {} {built}", env!("CARGO_PKG_VERSION"), meta.len());
+    Some(DefinitionCache::new(dir.join("crd-checks"), salt))
 }
 
 /// Why an object of a kind nothing serves is not validated.

@@ -286,6 +286,7 @@ fn a_closed_pipe_ends_quietly() {
         .map(|i| format!("{{\"expr\": \"{i}\"}}\n"))
         .collect();
     let mut child = Command::new(env!("CARGO_BIN_EXE_cel"))
+        .env("CELERITY_CACHE_DIR", support::cache_dir())
         .args(["eval", "--batch", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -669,4 +670,69 @@ fn built_in_kinds_and_custom_resources_mix() {
         "{}",
         stdout(&o)
     );
+}
+
+#[test]
+fn crds_that_passed_their_checks_are_remembered_per_build() {
+    let dir = std::env::temp_dir().join(format!("cel-cache-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_cel"))
+            .args(args)
+            .current_dir(support::repo())
+            .env("CELERITY_CACHE_DIR", &dir)
+            .output()
+            .unwrap()
+    };
+    let args = [
+        "validate",
+        "--crd",
+        CRD,
+        "examples/crd/manifests/invalid.yaml",
+    ];
+    let first = run(&args);
+    let markers = || std::fs::read_dir(dir.join("crd-checks")).map_or(0, |d| d.count());
+    assert_eq!(markers(), 1, "the passing CRD is remembered");
+    // The second run skips the CRD's checks and says the same.
+    let second = run(&args);
+    assert_eq!(stdout(&first), stdout(&second));
+    assert_eq!(first.status.code(), second.status.code());
+    // A CRD the checks refuse is never remembered: it is refused every time.
+    let refused = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
+        metadata: {name: bads.example.com}\nspec:\n  group: example.com\n  names: {kind: Bad, plural: bads}\n  \
+        scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      \
+        openAPIV3Schema:\n        type: object\n        x-kubernetes-validations: [{rule: 'self.nope == 1'}]\n";
+    let crd = dir.join("bad.yaml");
+    std::fs::write(&crd, refused).unwrap();
+    let object = dir.join("bad-object.yaml");
+    std::fs::write(
+        &object,
+        "apiVersion: example.com/v1\nkind: Bad\nmetadata: {name: b}\n",
+    )
+    .unwrap();
+    for _ in 0..2 {
+        let o = run(&[
+            "validate",
+            "--crd",
+            crd.to_str().unwrap(),
+            object.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+        assert!(
+            stdout(&o).contains("its CustomResourceDefinition is refused"),
+            "{}",
+            stdout(&o)
+        );
+    }
+    assert_eq!(markers(), 1);
+    // --no-cache checks anyway and writes nothing new.
+    let o = run(&[
+        "validate",
+        "--no-cache",
+        "--crd",
+        CRD,
+        "examples/crd/manifests/valid.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
 }

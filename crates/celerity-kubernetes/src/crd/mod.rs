@@ -45,7 +45,7 @@ pub use rules::{
     RuleOptions, SELF_VARIABLE, compile_rules, default_compatibility_version,
 };
 pub use scale::ScaleSubresource;
-pub use set::{CrdSet, Skipped};
+pub use set::{CrdSet, DefinitionCache, Skipped};
 pub use validator::{
     MAX_MESSAGE_EXPRESSION_BYTES, RUNTIME_COST_BUDGET, SchemaValidator, ValidateOptions, Validation,
 };

@@ -6,6 +6,8 @@
 //! others wait for that compile, which runs no user code).
 
 use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cel_k8s_schema::Schema;
@@ -23,6 +25,8 @@ pub struct CrdSet {
     options: CrdOptions,
     /// The API server minor whose built-in schemas serve the kinds no CRD serves.
     builtin_minor: Option<u32>,
+    /// CRDs seen to pass the definition checks before (see [`DefinitionCache`]).
+    cache: Option<DefinitionCache>,
     /// Built-in kinds by (apiVersion, kind), once asked for: `None` when not one.
     builtins: Mutex<HashMap<ApiKind, Option<Arc<BuiltinSlot>>>>,
 }
@@ -64,6 +68,7 @@ impl CrdSet {
             by_kind: HashMap::new(),
             options: options.clone(),
             builtin_minor: None,
+            cache: None,
             builtins: Mutex::new(HashMap::new()),
         };
         let mut skipped = Vec::new();
@@ -109,6 +114,30 @@ impl CrdSet {
         self.entries.is_empty()
     }
 
+    /// Remembers, in `cache`, the CRDs that pass the API server's definition checks, and
+    /// skips those checks for them from then on (they are most of a one-object run's time).
+    pub fn with_definition_cache(mut self, cache: DefinitionCache) -> CrdSet {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// Compiles a CRD of the set, through the definition cache when there is one.
+    fn compile(&self, crd: &Json) -> Result<CompiledCrd, CrdError> {
+        let Some(cache) = &self.cache else {
+            return CompiledCrd::new(crd, &self.options);
+        };
+        let key = cache.key(crd, &self.options);
+        if cache.passed(&key) {
+            let trusted = self.options.clone().check_definition(false);
+            return CompiledCrd::new(crd, &trusted);
+        }
+        let compiled = CompiledCrd::new(crd, &self.options);
+        if compiled.is_ok() && self.options.check_definition {
+            cache.remember(&key);
+        }
+        compiled
+    }
+
     /// Built-in kinds validated with the schemas of Kubernetes `1.<minor>` (the API
     /// server's minor; see [`crate::builtin`]) when no CRD of the set serves them.
     pub fn with_builtins(mut self, minor: u32) -> CrdSet {
@@ -131,7 +160,7 @@ impl CrdSet {
             return Some(
                 entry
                     .compiled
-                    .get_or_init(|| Arc::new(CompiledCrd::new(&entry.crd, &self.options)))
+                    .get_or_init(|| Arc::new(self.compile(&entry.crd)))
                     .clone(),
             );
         }
@@ -237,5 +266,52 @@ impl CrdSet {
             .iter()
             .filter(|e| e.compiled.get().is_some())
             .count()
+    }
+}
+
+/// A directory of markers, one per CRD that passed the definition checks: its name is a
+/// hash of the CRD's JSON, the options that shape the checks (the Kubernetes version and
+/// the per-call cost limit) and
+/// `salt`, which the host makes different for every build of itself (the executable's size
+/// and time, say), so a marker never outlives the code that checked. Markers are empty
+/// files; a missing or unwritable directory only means the checks run.
+#[derive(Clone, Debug)]
+pub struct DefinitionCache {
+    dir: PathBuf,
+    salt: String,
+}
+
+impl DefinitionCache {
+    /// A cache in `dir` (created when first written), for the program `salt` names.
+    pub fn new(dir: impl Into<PathBuf>, salt: impl Into<String>) -> DefinitionCache {
+        DefinitionCache {
+            dir: dir.into(),
+            salt: salt.into(),
+        }
+    }
+
+    fn key(&self, crd: &Json, options: &CrdOptions) -> String {
+        // Two independent 64-bit hashes: a false hit would need both to collide.
+        let text = crd.to_string();
+        let hash = |seed: u64| {
+            let mut h = DefaultHasher::new();
+            seed.hash(&mut h);
+            self.salt.hash(&mut h);
+            options.version.to_string().hash(&mut h);
+            options.per_call_limit.hash(&mut h);
+            text.hash(&mut h);
+            h.finish()
+        };
+        format!("{:016x}{:016x}", hash(1), hash(2))
+    }
+
+    fn passed(&self, key: &str) -> bool {
+        self.dir.join(key).is_file()
+    }
+
+    fn remember(&self, key: &str) {
+        if std::fs::create_dir_all(&self.dir).is_ok() {
+            let _ = std::fs::write(self.dir.join(key), b"");
+        }
     }
 }
