@@ -2,6 +2,7 @@
 objects of one kind, each a little different (names, numbers), all valid against their CRD.
 
     python3 documents.py httproute|backendtrafficpolicy|webapp N > stream.yaml
+    python3 documents.py deployment|service|configmap|builtins N > stream.yaml  (built-in kinds)
 """
 import sys
 
@@ -151,7 +152,78 @@ spec:
 """
 
 
+def deployment(i):
+    return f"""apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web-{i}
+  namespace: shop
+  labels: {{app: web-{i}, tier: frontend}}
+spec:
+  replicas: {1 + i % 5}
+  selector:
+    matchLabels: {{app: web-{i}}}
+  strategy:
+    rollingUpdate: {{maxSurge: 25%, maxUnavailable: 0}}
+  template:
+    metadata:
+      labels: {{app: web-{i}, tier: frontend}}
+    spec:
+      containers:
+      - name: web
+        image: registry.example.com/web:1.{i % 40}.0
+        ports:
+        - {{name: http, containerPort: 8080}}
+        env:
+        - {{name: LOG_LEVEL, value: info}}
+        resources:
+          requests: {{cpu: 100m, memory: 128Mi}}
+          limits: {{cpu: 500m, memory: 256Mi}}
+        readinessProbe:
+          httpGet: {{path: /healthz, port: http}}
+          periodSeconds: 5
+"""
+
+
+def service(i):
+    return f"""apiVersion: v1
+kind: Service
+metadata:
+  name: web-{i}
+  namespace: shop
+spec:
+  selector: {{app: web-{i}}}
+  ports:
+  - {{name: http, port: 80, targetPort: http}}
+"""
+
+
+def configmap(i):
+    return f"""apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web-{i}
+  namespace: shop
+data:
+  LOG_LEVEL: info
+  CACHE_SIZE: "{128 * (1 + i % 4)}"
+"""
+
+
+def builtins(i):
+    """Deployments, Services and ConfigMaps in turn (issue 32's mixed built-in stream)."""
+    return (deployment, service, configmap)[i % 3](i // 3)
+
+
 if __name__ == "__main__":
     kind, n = sys.argv[1], int(sys.argv[2])
-    make = {"httproute": httproute, "backendtrafficpolicy": backendtrafficpolicy, "webapp": webapp}[kind]
+    make = {
+        "httproute": httproute,
+        "backendtrafficpolicy": backendtrafficpolicy,
+        "webapp": webapp,
+        "deployment": deployment,
+        "service": service,
+        "configmap": configmap,
+        "builtins": builtins,
+    }[kind]
     sys.stdout.write("---\n".join(make(i) for i in range(n)))
