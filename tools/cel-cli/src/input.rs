@@ -20,7 +20,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use celerity_kubernetes::yaml::{self, Limits};
-use rayon::prelude::*;
 use serde_json::Value as Json;
 
 /// The largest non-manifest file read whole (variables, descriptor sets).
@@ -186,10 +185,16 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> std::io::Result<()>
 /// document holding the error; a document that does not parse holds its error, and the
 /// others still come.
 pub fn read_documents(paths: &[String]) -> Result<Vec<Document>, String> {
-    // Read in order, then converted across the cores (a project's CRDs are megabytes of
-    // YAML, and converting them is most of a one-object run); the order is kept.
-    let raw: Vec<RawDocument> = DocumentStream::open(paths)?.collect();
-    Ok(raw.into_par_iter().filter_map(RawDocument::parse).collect())
+    Ok(read_raw_documents(paths)?
+        .into_iter()
+        .filter_map(RawDocument::parse)
+        .collect())
+}
+
+/// The documents of files, directories or `-`, split but not converted yet (the caller
+/// may convert them across the cores: [`RawDocument::parse`] each).
+pub fn read_raw_documents(paths: &[String]) -> Result<Vec<RawDocument>, String> {
+    Ok(DocumentStream::open(paths)?.collect())
 }
 
 /// The documents of a text (see the module's header), converted. Empty documents and
