@@ -781,21 +781,15 @@ pub const PROGRAM_SIZE_LIMIT: usize = 2 * SIZE_LIMIT;
 /// no such shared bound, so a program whose patterns are together larger than this (tens of
 /// MiB compiled; patterns Kubernetes users write take a few KiB) errors where cel-go would
 /// not: a documented difference.
-///
-/// A pattern met again (a CRD repeats its hostname and path patterns at every node that has
-/// one) is compiled once: the same matcher is handed out, and charged once, since it is held
-/// once.
 #[derive(Debug)]
 pub struct PatternBudget {
     remaining: usize,
-    compiled: HashMap<String, Arc<Matcher>>,
 }
 
 impl Default for PatternBudget {
     fn default() -> Self {
         PatternBudget {
             remaining: PROGRAM_SIZE_LIMIT,
-            compiled: HashMap::new(),
         }
     }
 }
@@ -805,9 +799,6 @@ impl PatternBudget {
     /// charges its compiled size. A pattern that fails for its size is charged everything
     /// that was left, since compiling it took as long as compiling that much.
     pub fn compile(&mut self, pattern: &str) -> Result<Arc<Matcher>> {
-        if let Some(m) = self.compiled.get(pattern) {
-            return Ok(m.clone());
-        }
         let translated = translate(pattern).map_err(GoError::into_error)?;
         if self.remaining == 0 {
             return Err(GoError::new(EXPRESSION_TOO_LARGE, pattern).into_error());
@@ -825,10 +816,9 @@ impl PatternBudget {
             .build(&translated)
         {
             Ok(re) => {
-                let matcher = Arc::new(Matcher { re });
+                let matcher = Matcher { re };
                 self.remaining = self.remaining.saturating_sub(matcher.memory_usage());
-                self.compiled.insert(pattern.to_string(), matcher.clone());
-                Ok(matcher)
+                Ok(Arc::new(matcher))
             }
             Err(e) => {
                 let too_big = e.size_limit().is_some();
@@ -945,39 +935,27 @@ mod tests {
     }
 
     #[test]
-    fn a_pattern_met_again_is_compiled_and_charged_once() {
-        let big = "((abcdefghijklmnopqrstuvwxyz|u){100}){30}";
-        let mut budget = PatternBudget::default();
-        let first = budget.compile(big).unwrap();
-        for _ in 0..50 {
-            assert!(Arc::ptr_eq(&first, &budget.compile(big).unwrap()));
-        }
-    }
-
-    #[test]
     fn a_program_s_constant_patterns_share_one_bound() {
         // About 4 MiB compiled from 40 characters: the allowance holds a handful, then the
         // next fails as too large, and once one has failed every further one fails.
-        // (Each pattern differs by an optional prefix: a pattern met again is not charged.)
         let big = "((abcdefghijklmnopqrstuvwxyz|u){100}){30}";
         let mut budget = PatternBudget::default();
         let mut compiled = 0;
-        let (message, last) = loop {
-            let pattern = format!("(?:q{compiled})?{big}");
-            match budget.compile(&pattern) {
+        let message = loop {
+            match budget.compile(big) {
                 Ok(m) => {
                     assert!(m.is_match(&"u".repeat(3000)));
                     assert!(!m.is_match(&"u".repeat(2999)));
                     compiled += 1;
                     assert!(compiled < 20, "the allowance never ran out");
                 }
-                Err(e) => break (e.message, pattern),
+                Err(e) => break e.message,
             }
         };
         assert!((2..=9).contains(&compiled), "{compiled} large patterns fit");
         assert_eq!(
             message,
-            format!("error parsing regexp: expression too large: `{last}`")
+            format!("error parsing regexp: expression too large: `{big}`")
         );
         // Once a pattern failed for its size, nothing is left.
         let e = budget.compile("a").err().map(|e| e.message);
