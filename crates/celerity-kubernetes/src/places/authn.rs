@@ -47,6 +47,7 @@ fn user_schema() -> Json {
 pub fn claims_env(version: KubeVersion) -> (Env, AuthnTypes) {
     let env = KubernetesEnv::new(version)
         .stored()
+        .with_authorizer_variable(false)
         .builder()
         .cost_limit(Some(PER_CALL_LIMIT))
         .variable("claims", Type::map(Type::String, Type::Dyn))
@@ -59,6 +60,7 @@ pub fn user_env(version: KubeVersion) -> (Env, AuthnTypes) {
     let (decl, model) = typed_with_names(&user_schema(), USER_TYPE, &[]);
     let env = KubernetesEnv::new(version)
         .stored()
+        .with_authorizer_variable(false)
         .builder()
         .type_provider(Arc::new(SchemaTypes::new(&decl)))
         .cost_limit(Some(PER_CALL_LIMIT))

@@ -108,6 +108,7 @@ pub fn env(version: KubeVersion) -> (Env, AuthzTypes) {
     let types = SchemaTypes::new(&decl).with_keyword_field_names(true);
     let env = KubernetesEnv::new(version)
         .stored()
+        .with_authorizer_variable(false)
         .builder()
         .type_provider(Arc::new(types))
         .cost_limit(Some(PER_CALL_LIMIT))

@@ -76,6 +76,7 @@ pub fn env(version: KubeVersion) -> Env {
     let device = device_type();
     KubernetesEnv::new(version)
         .stored()
+        .with_authorizer_variable(false)
         .with_bindings(Some(0))
         .builder()
         .type_provider(Arc::new(SchemaTypes::new(&device)))
