@@ -2,14 +2,14 @@
 //! `compile.go`): one per variable, both extending the base environment from 1.0 and
 //! compiled as stored expressions.
 //!
-//! * `claims`, a `map(string, dyn)`: the JWT's claims, for `claimValidationRules` and
+//! * `claims`, a `map(string, any)` (`google.protobuf.Any`, which the checker treats as `dyn`): the JWT's claims, for `claimValidationRules` and
 //!   `claimMappings` (username, groups, uid, extra);
 //! * `user`, a `kubernetes.UserInfo` object (`username`, `uid`: strings; `groups`: a list
 //!   of strings; `extra`: a map of lists of strings), for `userValidationRules`.
 //!
 //! Claims are JSON: the JWT payload decoded (`serde_json` bounds nesting to 128 levels and
 //! reports where it stopped). The API server passes claims as untyped data, so every value
-//! under `claims` is `dyn`.
+//! under `claims` is `any`.
 
 use std::sync::Arc;
 
@@ -50,7 +50,7 @@ pub fn claims_env(version: KubeVersion) -> (Env, AuthnTypes) {
         .with_authorizer_variable(false)
         .builder()
         .cost_limit(Some(PER_CALL_LIMIT))
-        .variable("claims", Type::map(Type::String, Type::Dyn))
+        .variable("claims", Type::map(Type::String, Type::Any))
         .build();
     (env, AuthnTypes { user: None })
 }

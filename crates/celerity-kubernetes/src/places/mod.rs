@@ -5,7 +5,7 @@
 //!
 //! | name | place | variables | result | per-call limit |
 //! | --- | --- | --- | --- | --- |
-//! | `authn-claims` | AuthenticationConfiguration `jwt[].claimValidationRules`, `claimMappings` ([`authn`]) | `claims`: `map(string, dyn)` | any (mappings), `bool` (rules) | 1,000,000 |
+//! | `authn-claims` | AuthenticationConfiguration `jwt[].claimValidationRules`, `claimMappings` ([`authn`]) | `claims`: `map(string, any)` | any (mappings), `bool` (rules) | 1,000,000 |
 //! | `authn-user` | AuthenticationConfiguration `jwt[].userValidationRules` ([`authn`]) | `user`: `kubernetes.UserInfo` | `bool` | 1,000,000 |
 //! | `authz-match` | AuthorizationConfiguration webhook `matchConditions` ([`authz`]) | `request`: `kubernetes.SubjectAccessReviewSpec` | `bool` | 1,000,000 |
 //! | `admission-webhook-match` | Validating/MutatingWebhookConfiguration `matchConditions` ([`webhook`]) | `object`, `oldObject`, `request`, `namespaceObject`, `authorizer` | `bool` | 1,000,000 (2,500,000 per webhook) |
@@ -224,18 +224,37 @@ impl PlaceEnv {
     /// Compiles an expression as the place's compiler does, with its messages
     /// (`compilation failed: ERROR: ...`, `must evaluate to bool ...`).
     pub fn compile(&self, expression: &str, backend: Backend) -> Result<PlaceProgram, String> {
+        self.compile_returning(expression, backend, self.returns)
+    }
+
+    /// Compiles a rule that must be a `bool` where the place also has expressions of any
+    /// type: `claimValidationRules` in `authn-claims` (whose mappings take any type).
+    pub fn compile_rule(&self, expression: &str, backend: Backend) -> Result<PlaceProgram, String> {
+        let returns = match self.returns {
+            Returns::Any => Returns::BoolAuthn,
+            other => other,
+        };
+        self.compile_returning(expression, backend, returns)
+    }
+
+    fn compile_returning(
+        &self,
+        expression: &str,
+        backend: Backend,
+        returns: Returns,
+    ) -> Result<PlaceProgram, String> {
         let ast = self
             .env
             .compile(expression)
             .map_err(|issues| format!("compilation failed: {issues}"))?;
         let output = ast.result_type().cloned().unwrap_or(Type::Dyn);
-        let ok = match self.returns {
+        let ok = match returns {
             Returns::Any => true,
             Returns::BoolAuthn | Returns::BoolButGot => output == Type::Bool,
             Returns::BoolOrDyn => output == Type::Bool || output == Type::Dyn,
         };
         if !ok {
-            return Err(match self.returns {
+            return Err(match returns {
                 Returns::BoolButGot => format!("must evaluate to bool but got {output}"),
                 Returns::BoolOrDyn => {
                     format!("must evaluate to bool or the unknown type, not {output}")
