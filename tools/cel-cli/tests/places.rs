@@ -92,3 +92,30 @@ fn functions_list_variables_first() {
     );
     assert!(out.contains("\nisSemver\n"), "the base libraries are there");
 }
+
+#[test]
+fn absurd_inputs_are_errors_with_positions() {
+    // 10,000 levels of nesting in the claims: refused where the JSON stops, at once.
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let line = format!(r#"{{"expr": "true", "vars": {{"claims": {{"sub": {deep}}}}}}}"#);
+    let (ok, out, _) = cel_stdin(&["eval", "--env", "authn-claims", "--batch", "-"], &line);
+    assert!(!ok);
+    assert!(out.contains(r#""phase":"input""#), "{out}");
+    assert!(out.contains("recursion limit exceeded at line 1"), "{out}");
+    // A selector that reaches the cost limit stops there.
+    let expr = "[0,1,2,3,4,5,6,7,8,9].all(a, [0,1,2,3,4,5,6,7,8,9].all(b, [0,1,2,3,4,5,6,7,8,9].all(c, [0,1,2,3,4,5,6,7,8,9].all(d, [0,1,2,3,4,5,6,7,8,9].all(e, [0,1,2,3,4,5,6,7,8,9].all(f, a+b+c+d+e+f >= 0))))))";
+    let (ok, out, err) = cel_stdin(
+        &["eval", "--env", "dra-selector", "--output", "json", expr],
+        "",
+    );
+    assert!(!ok, "{out}{err}");
+    assert!(out.contains("cost limit exceeded"), "{out}");
+    // Attributes of the wrong type name their path.
+    let line = r#"{"expr": "true", "vars": {"device": {"attributes": {"a": {"int": "7"}}}}}"#;
+    let (ok, out, _) = cel_stdin(&["eval", "--env", "dra-selector", "--batch", "-"], line);
+    assert!(!ok);
+    assert!(
+        out.contains(r#"device.attributes[\"a\"]: attribute a: int: wrong type"#),
+        "{out}"
+    );
+}
