@@ -325,6 +325,17 @@ impl KubernetesProfile {
         self
     }
 
+    /// Adds cel-go's bindings extension (`cel.bind`) at `version`, as device selectors do
+    /// (`ext.Bindings(ext.BindingsVersion(0))` in k8s.io/dynamic-resource-allocation's
+    /// `cel/compile.go`). Not part of the base environment.
+    pub fn with_bindings(mut self, version: u32) -> KubernetesProfile {
+        self.libraries.push(LibraryRef::CelExt {
+            name: "bindings",
+            version,
+        });
+        self
+    }
+
     /// The release whose code (cel-go, apimachinery) the environment runs: the version itself
     /// for new expressions, the newest for stored expressions (which use the newest of
     /// everything).
@@ -398,6 +409,7 @@ fn instantiate(l: &LibraryRef, release: KubeVersion) -> Option<Box<dyn Library>>
                 },
             )),
             "sets" => Box::new(cel_ext::Sets),
+            "bindings" => Box::new(cel_ext::Bindings::version(version)),
             "lists" => Box::new(cel_ext::Lists::version(version)),
             // cel-ext has one network library for both of Kubernetes' `ip` and `cidr`; an
             // environment adds it once (libraries are deduplicated by name).

@@ -9,6 +9,9 @@
 //!   admission plugins admit them.
 //! * [`builtin`]: built-in kinds' schemas by Kubernetes version, shipped with the program,
 //!   validated through [`crd`] as kubectl-validate validates them.
+//! * [`places`]: the other places the API server and the scheduler evaluate CEL (structured
+//!   authentication and authorization, admission webhooks' match conditions, device
+//!   selectors), each a named environment by version.
 //! * [`yaml`]: manifests' YAML read as `kubectl` reads it (YAML 1.1 values, keys, merges).
 //!
 //! **What this crate owns, and why it is not the facade.** `celerity` is the embedding API of
@@ -29,4 +32,5 @@
 pub mod admission;
 pub mod builtin;
 pub mod crd;
+pub mod places;
 pub mod yaml;

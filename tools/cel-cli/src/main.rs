@@ -37,6 +37,7 @@ mod eval;
 mod functions;
 mod input;
 mod output;
+mod places;
 mod validate;
 mod watchdog;
 

@@ -184,8 +184,8 @@ const TYPE_NAMES: &[(&str, &str)] = &[
     ("status.conditions.@idx", "kubernetes.NamespaceCondition"),
 ];
 
-/// Names the object types of a fixed schema as [`TYPE_NAMES`] says.
-fn name_types(t: &mut DeclType, path: &str) {
+/// Names the object types of a fixed schema as `names` says (field path, type name).
+fn name_types(t: &mut DeclType, path: &str, names: &[(&str, &str)]) {
     let join = |f: &str| {
         if path.is_empty() {
             f.to_string()
@@ -195,15 +195,15 @@ fn name_types(t: &mut DeclType, path: &str) {
     };
     match &mut t.kind {
         DeclKind::Object { name, fields } => {
-            if let Some((_, n)) = TYPE_NAMES.iter().find(|(p, _)| *p == path) {
+            if let Some((_, n)) = names.iter().find(|(p, _)| *p == path) {
                 *name = (*n).to_string();
             }
             for (f, field) in fields.iter_mut() {
-                name_types(&mut field.ty, &join(f));
+                name_types(&mut field.ty, &join(f), names);
             }
         }
-        DeclKind::List(e) => name_types(e, &join("@idx")),
-        DeclKind::Map(v) => name_types(v, &join("@elem")),
+        DeclKind::List(e) => name_types(e, &join("@idx"), names),
+        DeclKind::Map(v) => name_types(v, &join("@elem"), names),
         DeclKind::Scalar(_) => {}
     }
 }
@@ -211,6 +211,16 @@ fn name_types(t: &mut DeclType, path: &str) {
 /// A fixed schema, read and typed; the schemas are ours, so failing to read one is a bug
 /// caught by the tests, and gives an empty object type rather than a panic.
 fn typed(schema: &Json, name: &str) -> (DeclType, ValueModel) {
+    typed_with_names(schema, name, TYPE_NAMES)
+}
+
+/// A fixed schema, read and typed as `name`, its nested object types named by `names`
+/// (field path, type name); shared with the other places that declare fixed types.
+pub(crate) fn typed_with_names(
+    schema: &Json,
+    name: &str,
+    names: &[(&str, &str)],
+) -> (DeclType, ValueModel) {
     let schema = Schema::from_json(schema, &Path::root()).unwrap_or_default();
     let mut decl = DeclType::from_schema(&schema, false).unwrap_or(DeclType {
         kind: DeclKind::Object {
@@ -220,7 +230,7 @@ fn typed(schema: &Json, name: &str) -> (DeclType, ValueModel) {
         max_elements: 0,
         min_serialized_size: 2,
     });
-    name_types(&mut decl, "");
+    name_types(&mut decl, "", names);
     (decl.with_type_name(name), ValueModel::new(&schema, false))
 }
 

@@ -84,6 +84,7 @@ pub struct KubernetesEnv {
     version: KubeVersion,
     kind: ExpressionKind,
     jsonpatch: bool,
+    bindings: Option<u32>,
     authorizer: bool,
     element_sizes: Option<ElementSizeFn>,
 }
@@ -94,6 +95,7 @@ impl std::fmt::Debug for KubernetesEnv {
             .field("version", &self.version)
             .field("kind", &self.kind)
             .field("jsonpatch", &self.jsonpatch)
+            .field("bindings", &self.bindings)
             .field("authorizer", &self.authorizer)
             .field("element_sizes", &self.element_sizes.is_some())
             .finish()
@@ -113,6 +115,7 @@ impl KubernetesEnv {
             version,
             kind: ExpressionKind::NewExpressions,
             jsonpatch: false,
+            bindings: None,
             authorizer: true,
             element_sizes: None,
         }
@@ -147,6 +150,13 @@ impl KubernetesEnv {
         self
     }
 
+    /// Adds cel-go's bindings extension (`cel.bind`) at `version`, as device selectors do.
+    /// Not part of the base environment.
+    pub fn with_bindings(mut self, version: Option<u32>) -> KubernetesEnv {
+        self.bindings = version;
+        self
+    }
+
     /// Whether to declare the `authorizer` variable (of type
     /// `kubernetes.authorization.Authorizer`) when the authz library is present, as
     /// admission policies do. On by default; bind it with [`authorizer_value`].
@@ -174,11 +184,13 @@ impl KubernetesEnv {
 
     /// What this version enables, as data.
     pub fn profile(&self) -> KubernetesProfile {
-        let p = KubernetesProfile::new(self.version, self.kind);
+        let mut p = KubernetesProfile::new(self.version, self.kind);
         if self.jsonpatch {
-            p.with_jsonpatch()
-        } else {
-            p
+            p = p.with_jsonpatch();
+        }
+        match self.bindings {
+            Some(v) => p.with_bindings(v),
+            None => p,
         }
     }
 
