@@ -134,7 +134,7 @@ impl PlanEnv {
                 HookReach::IfOpaque => found.push((hook.clone(), true)),
             }
         }
-        let formula = cel_cost::CostFormula::of(overload);
+        let formula = cel_cost::CostFormula::of_older(overload, self.cost_options.older);
         CallCost {
             fixed: formula.fixed(),
             formula,

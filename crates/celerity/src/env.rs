@@ -14,7 +14,9 @@ use cel_runtime::proto::{DescriptorPool, ProtoTypes};
 use cel_runtime::{Error, FunctionRegistry, Implementation, Value};
 use cel_syntax::macros::{Macro, MacroTable};
 use cel_syntax::{Diagnostic, ParserOptions, Source};
-use cel_types::{Container, FunctionDecl, OverloadDecl, Type, TypeProvider, VariableDecl};
+use cel_types::{
+    Container, FunctionDecl, OlderCelGo, OverloadDecl, Type, TypeProvider, VariableDecl,
+};
 
 use crate::native_cache::NativeCache;
 use crate::tiering::CompileSettings;
@@ -72,6 +74,9 @@ pub struct EnvOptions {
     pub validate_regex_literals: bool,
     /// How programs are executed (see [`Backend`]). [`Backend::Auto`] by default.
     pub backend: Backend,
+    /// The behaviours of an older cel-go to reproduce (a Kubernetes release's; none by
+    /// default: cel-go v0.29.2).
+    pub older_cel_go: OlderCelGo,
 }
 
 impl EnvOptions {
@@ -112,6 +117,7 @@ impl Default for EnvOptions {
             validate_timestamp_literals: false,
             validate_regex_literals: false,
             backend: Backend::Auto,
+            older_cel_go: OlderCelGo::NONE,
         }
     }
 }
@@ -657,6 +663,7 @@ impl EnvBuilder {
             cost_options: CostOptions {
                 presence_test_has_cost: self.options.presence_test_has_cost,
                 optimize: self.options.optimize,
+                older: self.options.older_cel_go,
             },
             cost_hooks: Arc::new(self.cost_hooks),
             messages: self.messages,
@@ -835,6 +842,7 @@ impl Env {
         let options = EstimateOptions {
             presence_test_has_cost: self.inner.options.presence_test_has_cost,
             hooks: &self.inner.estimate_hooks,
+            older: self.inner.options.older_cel_go,
         };
         Some(cel_cost::estimate(checked, sizes, &options))
     }
