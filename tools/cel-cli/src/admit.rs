@@ -88,8 +88,8 @@ pub(crate) struct AdmitArgs {
     /// the mutating policies, as a YAML stream; verdicts go to standard error).
     #[arg(long, value_enum, default_value_t = AdmitOutput::Text)]
     output: AdmitOutput,
-    /// The Kubernetes compatibility version, `kubernetes=1.35` (default: that of the newest
-    /// API server described).
+    /// The Kubernetes release whose API server admits, `kubernetes=1.35` (1.30 to 1.37;
+    /// default: the newest released version): its cel-go and its texts.
     #[arg(long, value_name = "PROFILE")]
     profile: Option<String>,
     /// How expressions run (all give the same results).

@@ -45,8 +45,9 @@ pub(crate) struct ValidateArgs {
     /// Output format: text as kubectl prints it, or one JSON object per manifest.
     #[arg(long, value_enum, default_value_t = Output::Text)]
     output: Output,
-    /// The Kubernetes compatibility version, `kubernetes=1.36` (an API server of version N
-    /// uses N−1; default: that of the newest API server described).
+    /// The Kubernetes release whose API server validates, `kubernetes=1.33` (1.30 to 1.37;
+    /// default: the newest released version): its cel-go, its texts, and for the CRDs the
+    /// checks of that release, whose new rules compile with the previous minor's libraries.
     #[arg(long, value_name = "PROFILE")]
     profile: Option<String>,
     /// What unknown fields (which the schema does not declare) do, as the API server's field
@@ -73,11 +74,10 @@ enum FieldValidation {
     Ignore,
 }
 
-/// The compatibility version a `--profile` names (default: that of the newest API server
-/// described).
+/// The release a `--profile` names (default: the newest released version).
 pub(crate) fn profile_version(profile: Option<&str>) -> Result<KubeVersion, String> {
     match profile {
-        None | Some("kubernetes") => Ok(celerity_kubernetes::crd::default_compatibility_version()),
+        None | Some("kubernetes") => Ok(celerity_kubernetes::crd::default_version()),
         Some(p) => match p.strip_prefix("kubernetes=") {
             Some(v) => kubernetes::parse_version(v),
             None => Err(format!(

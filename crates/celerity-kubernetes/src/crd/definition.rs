@@ -13,7 +13,7 @@ use cel_k8s_schema::{Schema, listtype, objectmeta, openapi};
 use serde_json::Value as Json;
 
 use super::checks::{CrdHooks, TotalCost, check_schema_with_rules};
-use super::rules::{RuleOptions, default_compatibility_version};
+use super::rules::{RuleOptions, default_version};
 use super::validator::{SchemaValidator, ValidateOptions, Validation};
 use celerity::{Backend, CompileSettings};
 
@@ -21,8 +21,11 @@ use celerity::{Backend, CompileSettings};
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct CrdOptions {
-    /// The Kubernetes compatibility version (an API server of version N uses N−1).
+    /// The Kubernetes release (API server) the CRD is created on and validates with.
     pub version: KubeVersion,
+    /// The compatibility version new rules compile with (`None`: one minor below the
+    /// release, the API server's default).
+    pub compatibility: Option<KubeVersion>,
     /// How rules run.
     pub backend: Backend,
     /// The cost limit of one rule evaluation.
@@ -34,7 +37,8 @@ pub struct CrdOptions {
 impl Default for CrdOptions {
     fn default() -> CrdOptions {
         CrdOptions {
-            version: default_compatibility_version(),
+            version: default_version(),
+            compatibility: None,
             backend: Backend::Jit,
             per_call_limit: 1_000_000,
             compile: CompileSettings::default(),
@@ -44,6 +48,7 @@ impl Default for CrdOptions {
 
 celerity::option_setters!(CrdOptions {
     version: KubeVersion,
+    compatibility: Option<KubeVersion>,
     backend: Backend,
     per_call_limit: u64,
     compile: CompileSettings,
@@ -241,6 +246,7 @@ impl CompiledCrd {
         let mut total_costs = Vec::new();
         let rule_options = |kind| RuleOptions {
             version: options.version,
+            compatibility: options.compatibility,
             expressions: kind,
             per_call_limit: options.per_call_limit,
             backend: options.backend,
@@ -298,7 +304,10 @@ impl CompiledCrd {
                 validator: SchemaValidator::new(&schema, true, &runtime),
                 openapi: Arc::new(openapi::Validator::for_version(
                     &schema,
-                    options.version.minor,
+                    options
+                        .compatibility
+                        .unwrap_or(options.version.previous())
+                        .minor,
                 )),
                 defaulter: Arc::new(Defaulter::new(&schema)),
                 schema: Arc::new(schema),

@@ -31,7 +31,7 @@ pub use definition::{
 };
 pub use rules::{
     CompiledRule, MAX_REQUEST_SIZE_BYTES, OLD_SELF_VARIABLE, RuleEnv, RuleError, RuleErrorType,
-    RuleOptions, SELF_VARIABLE, compile_rules, default_compatibility_version,
+    RuleOptions, SELF_VARIABLE, compile_rules, default_version,
 };
 pub use validator::{
     MAX_MESSAGE_EXPRESSION_BYTES, RUNTIME_COST_BUDGET, SchemaValidator, ValidateOptions, Validation,

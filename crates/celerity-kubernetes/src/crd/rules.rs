@@ -25,8 +25,11 @@ pub const MAX_REQUEST_SIZE_BYTES: u64 = 3 * 1024 * 1024;
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct RuleOptions {
-    /// The Kubernetes compatibility version whose environment rules compile in.
+    /// The Kubernetes release (API server) whose code compiles and runs the rules.
     pub version: KubeVersion,
+    /// The compatibility version new expressions compile with (`None`: one minor below
+    /// the release, the API server's default).
+    pub compatibility: Option<KubeVersion>,
     /// New expressions (what a CRD being created or changed may use) or stored ones (what the
     /// API server compiles to validate objects: everything not removed).
     pub expressions: ExpressionKind,
@@ -41,7 +44,8 @@ pub struct RuleOptions {
 impl Default for RuleOptions {
     fn default() -> RuleOptions {
         RuleOptions {
-            version: default_compatibility_version(),
+            version: default_version(),
+            compatibility: None,
             expressions: ExpressionKind::StoredExpressions,
             per_call_limit: 1_000_000,
             backend: Backend::Jit,
@@ -52,17 +56,17 @@ impl Default for RuleOptions {
 
 celerity::option_setters!(RuleOptions {
     version: KubeVersion,
+    compatibility: Option<KubeVersion>,
     expressions: ExpressionKind,
     per_call_limit: u64,
     backend: Backend,
     compile: CompileSettings,
 });
 
-/// The compatibility version of the newest API server described: one minor version below
-/// it, as Kubernetes' `DefaultCompatibilityVersion` is.
-pub fn default_compatibility_version() -> KubeVersion {
-    let newest = KubeVersion::NEWEST;
-    KubeVersion::new(newest.major, newest.minor.saturating_sub(1))
+/// The release CRDs are compiled for by default: the newest released version
+/// ([`KubeVersion::DEFAULT`]).
+pub fn default_version() -> KubeVersion {
+    KubeVersion::DEFAULT
 }
 
 /// The kind of a rule's compile error (Kubernetes' `cel.ErrorType`).
@@ -152,10 +156,16 @@ impl RuleEnv {
     pub fn new(decl: &DeclType, options: &RuleOptions) -> RuleEnv {
         let named = decl.clone().with_type_name(&unique_self_type_name());
         let self_type = named.cel_type();
-        let profile = KubernetesProfile::new(options.version, options.expressions);
+        let compatibility = options.compatibility.unwrap_or(options.version.previous());
+        let profile = KubernetesProfile::with_compatibility(
+            options.version,
+            compatibility,
+            options.expressions,
+        );
         let types =
             SchemaTypes::new(&named).with_keyword_field_names(profile.options.keyword_field_names);
         let base = KubernetesEnv::new(options.version)
+            .compatibility(compatibility)
             .kind(options.expressions)
             .with_authorizer_variable(false)
             .builder()
