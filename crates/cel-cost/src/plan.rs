@@ -20,7 +20,7 @@ use std::collections::HashMap;
 
 use cel_checker::CheckedAst;
 use cel_syntax::{Expr, ExprId, ExprKind, Literal, operators};
-use cel_types::{OlderCelGo, Type};
+use cel_types::Type;
 
 /// How one node is charged when it is evaluated.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,8 +67,6 @@ pub struct CostOptions {
     /// cel-go's `OptOptimize`: fold constant literals and conversions, and turn `in` over a
     /// constant list into a free set test.
     pub optimize: bool,
-    /// The run-time costs of an older cel-go to reproduce (see [`OlderCelGo`]).
-    pub older: OlderCelGo,
 }
 
 impl Default for CostOptions {
@@ -76,7 +74,6 @@ impl Default for CostOptions {
         CostOptions {
             presence_test_has_cost: true,
             optimize: false,
-            older: OlderCelGo::NONE,
         }
     }
 }

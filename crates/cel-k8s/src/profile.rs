@@ -166,6 +166,23 @@ impl CelGoVersion {
         // C11: v0.29.0 d4efa771 "Ensure receiver and global matches cost estimates agree
         // (#1350)".
         o.global_matches_costs_one = self < V0_29_2;
+        // A16: v0.28.0 b62dcafe "Check arg kinds in optional.or and .orValue impl (#1276)"
+        // (Kubernetes went from v0.27.0 on master straight to v0.29.2).
+        o.optional_or_takes_any_receiver = self < V0_29_2;
+        // A17: v0.28.1 339269b4 "fix: deleted `IntToDuration` overload (#1300)".
+        o.duration_from_int = self < V0_29_2;
+        // A20: v0.29.0 783267d0 "reject out-of-range minutes in timezone offset parsing
+        // (#1336)".
+        o.time_zone_minutes_unchecked = self < V0_29_2;
+        // A5: v0.22.0 ba36ff84 "Fix out of range error for non-negative string indexing
+        // offsets (#1052)".
+        o.index_of_offset_past_end_errors = self < V0_22_0;
+        // A13: v0.25.1 845f2a8e "Fix lastIndexOf behavior against an empty string in
+        // strings extension (#1173)".
+        o.last_index_of_short_receiver_errors = self < V0_26_0;
+        // A21: v0.29.0 14f6746a "validate offset on empty-string path in indexOf and
+        // lastIndexOf (#1335)".
+        o.index_of_empty_returns_offset = self < V0_29_2;
         o
     }
 
@@ -515,13 +532,15 @@ fn instantiate(l: &LibraryRef, release: KubeVersion) -> Option<Box<dyn Library>>
             "two-var-comprehensions" => Box::new(cel_ext::TwoVarComprehensions),
             // Kubernetes 1.33 moved to golang.org/x/text v0.23.0, whose CLDR data writes `%e`
             // without spaces around `×` (validation_test.go's rule changed with it).
-            "strings" => Box::new(cel_ext::Strings::version(version).legacy_exponent(
-                if release >= KubeVersion::new(1, 33) {
-                    cel_ext::strings::legacy::ExponentStyle::Tight
-                } else {
-                    cel_ext::strings::legacy::ExponentStyle::Spaced
-                },
-            )),
+            "strings" => Box::new(
+                cel_ext::Strings::version(version)
+                    .legacy_exponent(if release >= KubeVersion::new(1, 33) {
+                        cel_ext::strings::legacy::ExponentStyle::Tight
+                    } else {
+                        cel_ext::strings::legacy::ExponentStyle::Spaced
+                    })
+                    .older(CelGoVersion::of_release(release).older()),
+            ),
             "sets" => Box::new(cel_ext::Sets),
             "lists" => Box::new(cel_ext::Lists::version(version)),
             // cel-ext has one network library for both of Kubernetes' `ip` and `cidr`; an

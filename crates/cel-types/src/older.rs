@@ -29,6 +29,24 @@ pub struct OlderCelGo {
     /// C11 (before v0.29.0, #1350): the global form `matches(s, re)` costs 1, statically and
     /// at run time; only `s.matches(re)` is charged for the regular expression.
     pub global_matches_costs_one: bool,
+    /// A16 (before v0.28.0, #1276): `x.or(y)` and `x.orValue(y)` on a receiver that is not
+    /// an optional (through `dyn`) return the receiver instead of `no such overload`.
+    pub optional_or_takes_any_receiver: bool,
+    /// A17 (before v0.28.1, #1300): `duration(int)` is declared (it converts nothing: a
+    /// constant argument fails the literal validator, any other one fails at run time).
+    pub duration_from_int: bool,
+    /// A20 (before v0.29.0, #1336): a time-zone offset's minutes are not range-checked
+    /// (`'+00:99'` is 99 minutes).
+    pub time_zone_minutes_unchecked: bool,
+    /// A5 (before v0.22.0, #1052): `indexOf` and `lastIndexOf` with an offset at or past the
+    /// end of the receiver are `index out of range` errors, not -1.
+    pub index_of_offset_past_end_errors: bool,
+    /// A13 (before v0.25.1, #1173): `lastIndexOf` of a non-empty string on a receiver shorter
+    /// than it (the empty receiver) is `index out of range: -1`, not -1.
+    pub last_index_of_short_receiver_errors: bool,
+    /// A21 (before v0.29.0, #1335): `indexOf` and `lastIndexOf` of the empty string return
+    /// their offset as it is (negative, or past the end).
+    pub index_of_empty_returns_offset: bool,
 }
 
 impl OlderCelGo {
@@ -38,5 +56,11 @@ impl OlderCelGo {
         optional_size_is_one: false,
         starts_with_charges_receiver: false,
         global_matches_costs_one: false,
+        optional_or_takes_any_receiver: false,
+        duration_from_int: false,
+        time_zone_minutes_unchecked: false,
+        index_of_offset_past_end_errors: false,
+        last_index_of_short_receiver_errors: false,
+        index_of_empty_returns_offset: false,
     };
 }

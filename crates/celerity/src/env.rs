@@ -618,6 +618,10 @@ impl EnvBuilder {
         if self.options.optional_types {
             checker.add_optional_library_version(self.options.optional_types_version);
         }
+        let older = self.options.older_cel_go;
+        if older.duration_from_int {
+            checker.add_function(cel_types::stdlib::int_to_duration());
+        }
         checker.set_container(self.container.clone());
         let provider: Arc<dyn TypeProvider> = Arc::new(LibraryTypes {
             host: self.provider.clone(),
@@ -655,7 +659,12 @@ impl EnvBuilder {
             ..ParserOptions::default()
         };
 
-        let table = FunctionTable::new(checker.functions(), &self.registry);
+        let registry = if older == OlderCelGo::NONE {
+            self.registry
+        } else {
+            self.registry.with_older(older)
+        };
+        let table = FunctionTable::new(checker.functions(), &registry);
         let plan_env = PlanEnv {
             functions: Arc::new(table),
             container: self.container,
@@ -663,10 +672,10 @@ impl EnvBuilder {
             cost_options: CostOptions {
                 presence_test_has_cost: self.options.presence_test_has_cost,
                 optimize: self.options.optimize,
-                older: self.options.older_cel_go,
             },
             cost_hooks: Arc::new(self.cost_hooks),
             messages: self.messages,
+            older: self.options.older_cel_go,
         };
         Ok(Env {
             inner: Arc::new(EnvInner {

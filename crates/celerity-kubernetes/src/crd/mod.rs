@@ -18,6 +18,7 @@
 mod checks;
 mod definition;
 mod rules;
+mod texts;
 mod validator;
 
 pub use cel_k8s_schema as schema;
