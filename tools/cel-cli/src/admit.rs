@@ -98,8 +98,8 @@ pub(crate) struct AdmitArgs {
     /// resource names and scopes (never guessed), and their schemas for --typecheck.
     #[arg(long = "crd", value_name = "CRD.yaml")]
     crds: Vec<String>,
-    /// The Kubernetes compatibility version, `kubernetes=1.35` (default: that of the newest
-    /// API server described).
+    /// The Kubernetes release whose API server admits, `kubernetes=1.35` (1.30 to 1.37;
+    /// default: the newest released version): its cel-go and its texts.
     #[arg(long, value_name = "PROFILE")]
     profile: Option<String>,
     /// How expressions run (all give the same results).

@@ -27,8 +27,8 @@ pub(crate) struct CheckPolicyArgs {
     /// (repeatable); built-in kinds need none.
     #[arg(long = "crd", value_name = "CRD.yaml")]
     crds: Vec<String>,
-    /// The Kubernetes compatibility version, `kubernetes=1.35` (default: that of the newest
-    /// API server described).
+    /// The Kubernetes release whose API server type-checks, `kubernetes=1.35` (1.30 to 1.37;
+    /// default: the newest released version).
     #[arg(long, value_name = "PROFILE")]
     profile: Option<String>,
     /// Output: text, or one JSON object per policy with its `status.typeChecking`.
@@ -37,12 +37,12 @@ pub(crate) struct CheckPolicyArgs {
 }
 
 /// The schemas type checking reads: the CRDs of `paths` and the built-in kinds of the API
-/// server whose compatibility version is `version`.
+/// server of release `version`.
 pub(crate) fn schemas(paths: &[String], version: KubeVersion) -> Result<(CrdSet, bool), String> {
     let mut bad = false;
     let options = CrdOptions::default().version(version);
     let set = load_crds(paths, &options, false, &mut bad)?;
-    let server_minor = version.minor + 1;
+    let server_minor = version.minor;
     let set = if builtin::has_version(server_minor) {
         set.with_builtins(server_minor)
     } else {

@@ -9,15 +9,18 @@
 //! cel eval 'l.map(x, x * 2)' --var 'l=[1,2,3]' --cost --cost-limit 100
 //! cel cost 'self.items.all(i, i.size() < 10)' --decl 'self:map(string, list(string))' --size self.items=20
 //! cel eval --profile kubernetes "duration('1h') > duration('1m')"
-//! cel eval --profile kubernetes=1.30 --stored "isSemver('1.0.0')"
+//! cel eval --profile kubernetes=1.33 --stored "isSemver('1.0.0')"
 //! cel functions --profile kubernetes=1.34 quantity
 //! cel validate --crd examples/crd/widgets.yaml examples/crd/manifests/
 //! cel admit --policy examples/admission/policies.yaml examples/admission/manifests/
 //! ```
 //!
-//! `--profile kubernetes[=VERSION]` compiles and evaluates in the environment of that
-//! Kubernetes version (default: the newest supported), for new expressions, or with
-//! `--stored` for expressions already stored; see `celerity::kubernetes`.
+//! `--profile kubernetes[=VERSION]` compiles and evaluates as the API server of that
+//! Kubernetes release does (1.30 to 1.37; default: the newest released version): with the
+//! cel-go it pins, for new expressions (the previous minor's libraries, as the API server's
+//! compatibility version), or with `--stored` for expressions already stored (everything the
+//! release has); `validate` and `admit` take the same `--profile`. See
+//! `celerity::kubernetes`.
 //!
 //! Diagnostics are printed in cel-go's form and make the command exit with status 1; bad
 //! input (unreadable files, malformed arguments) exits with status 2, and work that never

@@ -70,8 +70,9 @@ pub(crate) struct ValidateArgs {
     /// Status the API server returns).
     #[arg(long, value_enum, default_value_t = Output::Text)]
     output: Output,
-    /// The Kubernetes compatibility version, `kubernetes=1.36` (an API server of version N
-    /// uses N−1; default: that of the newest API server described).
+    /// The Kubernetes release whose API server validates, `kubernetes=1.33` (1.30 to 1.37;
+    /// default: the newest released version): its cel-go, its texts, and for the CRDs the
+    /// checks of that release, whose new rules compile with the previous minor's libraries.
     #[arg(long, value_name = "PROFILE")]
     profile: Option<String>,
     /// What unknown fields (which the schema does not declare) and repeated keys do, as the
@@ -113,11 +114,10 @@ impl FieldValidationArg {
     }
 }
 
-/// The compatibility version a `--profile` names (default: that of the newest API server
-/// described).
+/// The release a `--profile` names (default: the newest released version).
 pub(crate) fn profile_version(profile: Option<&str>) -> Result<KubeVersion, String> {
     match profile {
-        None | Some("kubernetes") => Ok(celerity_kubernetes::crd::default_compatibility_version()),
+        None | Some("kubernetes") => Ok(celerity_kubernetes::crd::default_version()),
         Some(p) => match p.strip_prefix("kubernetes=") {
             Some(v) => kubernetes::parse_version(v),
             None => Err(format!(
@@ -137,7 +137,7 @@ struct Context {
     crds: CrdSet,
     olds: HashMap<ObjectKey, Json>,
     request: RequestOptions,
-    /// The API server's minor version (the compatibility version's plus one).
+    /// The API server's minor version (the release's), whose built-in schemas are used.
     server_minor: u32,
     /// Whether built-in kinds are validated (when their schemas are shipped).
     builtins: bool,
@@ -171,8 +171,8 @@ pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
     {
         crds = crds.with_definition_cache(cache);
     }
-    // An API server of version N uses compatibility version N−1; its schemas are N's.
-    let server_minor = version.minor + 1;
+    // The built-in kinds' schemas are those the API server of the release publishes.
+    let server_minor = version.minor;
     if !args.no_builtins && builtin::has_version(server_minor) {
         crds = crds.with_builtins(server_minor);
     }

@@ -71,6 +71,20 @@ fn env_needs_a_known_name_and_a_version_that_has_it() {
         &[
             "eval",
             "--env",
+            "dra-selector",
+            "--profile",
+            "kubernetes=1.30",
+            "true",
+        ],
+        "",
+    );
+    assert!(!ok);
+    assert!(err.contains("exist from 1.31"), "{err}");
+    // Releases before 1.30 are refused by the profile itself (their cel-go is not modelled).
+    let (ok, _, err) = cel_stdin(
+        &[
+            "eval",
+            "--env",
             "authz-match",
             "--profile",
             "kubernetes=1.28",
@@ -79,7 +93,7 @@ fn env_needs_a_known_name_and_a_version_that_has_it() {
         "",
     );
     assert!(!ok);
-    assert!(err.contains("exist from 1.29"), "{err}");
+    assert!(err.contains("supported versions are 1.30 to 1.37"), "{err}");
 }
 
 #[test]

@@ -27,8 +27,8 @@ use celerity::{Backend, Deadline, Value};
 /// What a policy set is compiled with, besides its policies and bindings.
 #[derive(Clone, Debug)]
 pub struct PolicyInputs {
-    /// The Kubernetes compatibility version (default: the one the newest API server
-    /// described uses, one minor version below it).
+    /// The Kubernetes release whose API server admits the requests (default: the newest
+    /// released version, [`KubeVersion::DEFAULT`]).
     pub version: Option<KubeVersion>,
     /// How expressions run (default: native code).
     pub backend: Backend,
@@ -164,10 +164,9 @@ impl View {
     }
 }
 
-/// The default compatibility version: one below the newest API server described.
+/// The default release: the newest released version.
 fn default_version() -> KubeVersion {
-    let n = KubeVersion::NEWEST;
-    KubeVersion::new(n.major, n.minor.saturating_sub(1))
+    KubeVersion::DEFAULT
 }
 
 impl PolicySet {

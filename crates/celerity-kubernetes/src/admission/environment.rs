@@ -239,6 +239,7 @@ pub(crate) fn typed_with_names(
 #[derive(Debug)]
 pub struct AdmissionEnv {
     version: KubeVersion,
+    compatibility: Option<KubeVersion>,
     request: (DeclType, ValueModel),
     namespace: (DeclType, ValueModel),
     backend: Backend,
@@ -252,6 +253,7 @@ impl AdmissionEnv {
     pub fn new(version: KubeVersion, backend: Backend) -> AdmissionEnv {
         AdmissionEnv {
             version,
+            compatibility: None,
             request: typed(&request_schema(), REQUEST_TYPE),
             namespace: typed(&namespace_schema(), NAMESPACE_TYPE),
             backend,
@@ -274,7 +276,14 @@ impl AdmissionEnv {
         self
     }
 
-    /// The version.
+    /// The same environment with new expressions at another compatibility version than
+    /// the release's default (one minor below it), as Kubernetes' tests pin one.
+    pub fn with_compatibility(mut self, version: KubeVersion) -> AdmissionEnv {
+        self.compatibility = Some(version);
+        self
+    }
+
+    /// The release.
     pub fn version(&self) -> KubeVersion {
         self.version
     }
@@ -368,8 +377,11 @@ impl AdmissionEnv {
             variables: variables.iter().cloned().collect(),
             patch_types: decls.patch_types,
         };
-        let k8s = KubernetesEnv::new(self.version)
-            .kind(self.kind)
+        let mut k8s = KubernetesEnv::new(self.version).kind(self.kind);
+        if let Some(c) = self.compatibility {
+            k8s = k8s.compatibility(c);
+        }
+        let k8s = k8s
             .with_jsonpatch(decls.patch_types)
             .with_authorizer_variable(decls.authorizer);
         // The authorizer variables exist where the authz library does (Kubernetes 1.27+).

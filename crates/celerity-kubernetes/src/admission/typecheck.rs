@@ -62,7 +62,7 @@ impl std::fmt::Display for Gvk {
 }
 
 /// Type-checks `policy` (a ValidatingAdmissionPolicy; a mutating one gives no warning) in
-/// the environment of compatibility version `version`, resolving kinds and schemas with
+/// the environment of the API server of release `version`, resolving kinds and schemas with
 /// `schemas` (CRDs, and the built-ins when the set has them).
 pub fn check_policy(
     policy: &Policy,

@@ -14,7 +14,7 @@ use cel_k8s_schema::{Schema, listtype, objectmeta, openapi};
 use serde_json::Value as Json;
 
 use super::checks::{CrdHooks, TotalCost, check_schema_with_rules};
-use super::rules::{RuleOptions, default_compatibility_version};
+use super::rules::{RuleOptions, default_version};
 use super::scale::ScaleSubresource;
 use super::validator::{SchemaValidator, ValidateOptions, Validation};
 use celerity::{Backend, CompileSettings};
@@ -23,8 +23,11 @@ use celerity::{Backend, CompileSettings};
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct CrdOptions {
-    /// The Kubernetes compatibility version (an API server of version N uses N−1).
+    /// The Kubernetes release (API server) the CRD is created on and validates with.
     pub version: KubeVersion,
+    /// The compatibility version new rules compile with (`None`: one minor below the
+    /// release, the API server's default).
+    pub compatibility: Option<KubeVersion>,
     /// How rules run.
     pub backend: Backend,
     /// The cost limit of one rule evaluation.
@@ -42,7 +45,8 @@ pub struct CrdOptions {
 impl Default for CrdOptions {
     fn default() -> CrdOptions {
         CrdOptions {
-            version: default_compatibility_version(),
+            version: default_version(),
+            compatibility: None,
             backend: Backend::Jit,
             per_call_limit: 1_000_000,
             compile: CompileSettings::default(),
@@ -53,6 +57,7 @@ impl Default for CrdOptions {
 
 celerity::option_setters!(CrdOptions {
     version: KubeVersion,
+    compatibility: Option<KubeVersion>,
     backend: Backend,
     per_call_limit: u64,
     compile: CompileSettings,
@@ -136,7 +141,6 @@ impl CrdVersion {
         schema: Schema,
         status_subresource: bool,
         runtime: &RuleOptions,
-        options: &CrdOptions,
     ) -> CrdVersion {
         CrdVersion {
             name,
@@ -147,7 +151,7 @@ impl CrdVersion {
             validator: SchemaValidator::new(&schema, true, runtime),
             openapi: Arc::new(openapi::Validator::for_version(
                 &schema,
-                options.version.minor,
+                runtime.compatibility_version().minor,
             )),
             defaulter: Arc::new(Defaulter::new(&schema)),
             embedded_resources: objectmeta::has_embedded_resources(&schema),
@@ -292,6 +296,7 @@ impl CompiledCrd {
             let checks = kind == ExpressionKind::NewExpressions;
             RuleOptions {
                 version: options.version,
+                compatibility: options.compatibility,
                 expressions: kind,
                 per_call_limit: options.per_call_limit,
                 // The CRD checks' programs only say whether a rule can be planned; they
@@ -387,7 +392,7 @@ impl CompiledCrd {
                 scale: ScaleSubresource::of_version(v),
                 served: v.get("served").and_then(Json::as_bool).unwrap_or(false),
                 storage: v.get("storage").and_then(Json::as_bool).unwrap_or(false),
-                ..CrdVersion::prepare(name, schema, status_subresource, &runtime, options)
+                ..CrdVersion::prepare(name, schema, status_subresource, &runtime)
             });
         }
         // Several identical schemas are one (the internal form's `spec.validation`): report
@@ -436,6 +441,7 @@ impl CompiledCrd {
         let status_subresource = schema.properties.contains_key("status");
         let runtime = RuleOptions {
             version: options.version,
+            compatibility: options.compatibility,
             expressions: ExpressionKind::StoredExpressions,
             per_call_limit: options.per_call_limit,
             backend: options.backend,
@@ -452,13 +458,7 @@ impl CompiledCrd {
                 scale: None,
                 served: true,
                 storage: true,
-                ..CrdVersion::prepare(
-                    kind.version.clone(),
-                    schema,
-                    status_subresource,
-                    &runtime,
-                    options,
-                )
+                ..CrdVersion::prepare(kind.version.clone(), schema, status_subresource, &runtime)
             }],
             total_costs: vec![TotalCost::default()],
             name_check: crate::builtin::name_check(&kind.group, &kind.kind),
