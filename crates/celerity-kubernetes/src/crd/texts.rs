@@ -3,7 +3,7 @@
 //! them with their commits and reproducers).
 
 use cel_k8s::KubeVersion;
-use cel_k8s_schema::field::BadValue;
+use cel_k8s_schema::field::{BadValue, FieldError};
 use serde_json::Value as Json;
 
 /// The value the field error of a rule that evaluated to false shows (B-CRD-1,
@@ -19,6 +19,21 @@ pub(crate) fn failed_rule_value(release: KubeVersion, schema_type: &str, value: 
         "object" | "array" => BadValue::Omit,
         _ => BadValue::of_json(value),
     }
+}
+
+/// A field error as the API server of `1.<release_minor>` prints its value (B-FIELD-1,
+/// apimachinery `pkg/util/validation/field/errors.go`, `ErrorBody`): up to v0.33.0
+/// (Kubernetes 1.33) a nil value is the string `"null"` and a list or an object is Go's
+/// `%#v` of the decoded data (`map[string]interface {}{"a":1}`); from v0.34.0 both are JSON.
+pub(crate) fn field_error_as_of(release_minor: u32, mut error: FieldError) -> FieldError {
+    if release_minor <= 33 {
+        error.bad_value = match error.bad_value {
+            BadValue::Json(Json::Null) => BadValue::String("null".to_string()),
+            BadValue::Json(j @ (Json::Array(_) | Json::Object(_))) => BadValue::GoSyntax(j),
+            other => other,
+        };
+    }
+    error
 }
 
 #[cfg(test)]
@@ -47,5 +62,35 @@ mod tests {
             failed_rule_value(v(34), "", &json!("x")),
             BadValue::String(String::new())
         );
+    }
+
+    #[test]
+    fn field_error_values_by_release() {
+        use cel_k8s_schema::field::Path;
+        let path = Path::new("spec").child("items");
+        let dup = |minor| {
+            field_error_as_of(
+                minor,
+                FieldError::duplicate(&path, BadValue::Json(json!({"b": [1, 2.5], "a": null}))),
+            )
+            .to_string()
+        };
+        assert_eq!(
+            dup(33),
+            r#"spec.items: Duplicate value: map[string]interface {}{"a":interface {}(nil), "b":[]interface {}{1, 2.5}}"#
+        );
+        assert_eq!(
+            dup(34),
+            r#"spec.items: Duplicate value: {"a":null,"b":[1,2.5]}"#
+        );
+        let null = |minor| {
+            field_error_as_of(
+                minor,
+                FieldError::invalid(&Path::root(), BadValue::Json(Json::Null), "x"),
+            )
+            .to_string()
+        };
+        assert_eq!(null(32), r#"<nil>: Invalid value: "null": x"#);
+        assert_eq!(null(34), "<nil>: Invalid value: null: x");
     }
 }
