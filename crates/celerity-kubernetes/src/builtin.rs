@@ -157,14 +157,17 @@ pub fn name_check(group: &str, kind: &str) -> NameCheck {
 /// The structural schema of a built-in kind in Kubernetes `1.<minor>`: its definition with
 /// every reference inlined (see the module's header).
 pub fn structural_schema(minor: u32, kind: &BuiltinKind) -> Result<Json, String> {
-    let mut schema = typed_schema(minor, kind)?;
-    // The root's metadata is the ObjectMeta checks' (as for custom resources).
+    typed_schema(minor, kind).map(metadata_left_to_checks)
+}
+
+/// The root's metadata is the ObjectMeta checks' (as for custom resources).
+fn metadata_left_to_checks(mut schema: Json) -> Json {
     if let Some(props) = schema.get_mut("properties").and_then(Json::as_object_mut)
         && props.contains_key("metadata")
     {
         props.insert("metadata".into(), json!({"type": "object"}));
     }
-    Ok(schema)
+    schema
 }
 
 /// The schema of a built-in kind as the type checker of admission policies sees it: as
@@ -174,11 +177,190 @@ pub fn typed_schema(minor: u32, kind: &BuiltinKind) -> Result<Json, String> {
     let index =
         index(minor).ok_or_else(|| format!("no built-in schemas for Kubernetes 1.{minor}"))?;
     let mut inliner = Inliner {
-        index,
+        definitions: Definitions::Shipped(index),
         stack: Vec::new(),
         nodes: 0,
     };
     inliner.definition(&kind.definition)
+}
+
+/// Schemas a user gave (`cel validate --schemas DIR`): OpenAPI v3 documents as the API
+/// server serves them (`kubectl get --raw /openapi/v3/apis/<group>/<version>`), for kinds
+/// the shipped data lacks or describes differently (a cluster's aggregated APIs, a newer
+/// or patched release). Their kinds override the shipped ones.
+///
+/// A kind is a definition with `x-kubernetes-group-version-kind` that some path of a
+/// document creates (`post`, as `x-kubernetes-group-version-kind` on the operation says);
+/// its resource is that path's last segment, and it is namespaced when the path is under
+/// `namespaces/{namespace}/`. Definitions are shared across the documents by name, as the
+/// API server's documents share them.
+#[derive(Debug, Default)]
+pub struct UserSchemas {
+    definitions: HashMap<String, Json>,
+    kinds: HashMap<(String, String), BuiltinKind>,
+}
+
+/// An operation's `x-kubernetes-group-version-kind`, as `apiVersion` and kind.
+fn gvk_of(value: &Json) -> Option<(String, String, String)> {
+    let text = |k: &str| value.get(k).and_then(Json::as_str).map(str::to_string);
+    Some((text("group")?, text("version")?, text("kind")?))
+}
+
+impl UserSchemas {
+    /// Reads `documents` (each with the name of its file, for errors). A document that is not
+    /// an OpenAPI v3 document, or a kind two definitions claim, is an error naming the file.
+    pub fn from_documents(documents: &[(String, Json)]) -> Result<UserSchemas, String> {
+        let mut out = UserSchemas::default();
+        // (apiVersion, kind) → the definition claiming it and its file.
+        let mut claimed: HashMap<(String, String), (String, String)> = HashMap::new();
+        let mut created: Vec<(String, String, String, String, bool)> = Vec::new();
+        for (file, doc) in documents {
+            let schemas = doc
+                .get("components")
+                .and_then(|c| c.get("schemas"))
+                .and_then(Json::as_object)
+                .ok_or_else(|| {
+                    format!("{file}: not an OpenAPI v3 document (no components.schemas)")
+                })?;
+            for (name, body) in schemas {
+                for (group, version, kind) in body
+                    .get("x-kubernetes-group-version-kind")
+                    .and_then(Json::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(gvk_of)
+                {
+                    let key = (api_version(&group, &version), kind.clone());
+                    match claimed.get(&key) {
+                        Some((other, other_file)) if other != name => {
+                            return Err(format!(
+                                "{file}: {}, Kind={kind} is claimed by two definitions: {other} ({other_file}) and {name}",
+                                key.0
+                            ));
+                        }
+                        _ => {
+                            claimed.insert(key, (name.clone(), file.clone()));
+                        }
+                    }
+                }
+                out.definitions
+                    .entry(name.clone())
+                    .or_insert_with(|| body.clone());
+            }
+            for (path, item) in doc
+                .get("paths")
+                .and_then(Json::as_object)
+                .into_iter()
+                .flatten()
+            {
+                let Some((group, version, kind)) = item
+                    .get("post")
+                    .and_then(|op| op.get("x-kubernetes-group-version-kind"))
+                    .and_then(gvk_of)
+                else {
+                    continue;
+                };
+                let Some((resource, namespaced)) = created_resource(path) else {
+                    continue;
+                };
+                created.push((group, version, kind, resource, namespaced));
+            }
+        }
+        for (group, version, kind, resource, namespaced) in created {
+            let api_version = api_version(&group, &version);
+            let Some((definition, _)) = claimed.get(&(api_version.clone(), kind.clone())) else {
+                continue;
+            };
+            out.kinds.insert(
+                (api_version, kind.clone()),
+                BuiltinKind {
+                    group,
+                    version,
+                    kind,
+                    resource,
+                    namespaced,
+                    definition: definition.clone(),
+                },
+            );
+        }
+        Ok(out)
+    }
+
+    /// How many kinds the documents serve.
+    pub fn len(&self) -> usize {
+        self.kinds.len()
+    }
+
+    /// Whether the documents serve no kind.
+    pub fn is_empty(&self) -> bool {
+        self.kinds.is_empty()
+    }
+
+    /// The kind `kind` of `api_version`, if the documents serve it.
+    pub fn kind(&self, api_version: &str, kind: &str) -> Option<BuiltinKind> {
+        self.kinds
+            .get(&(api_version.to_string(), kind.to_string()))
+            .cloned()
+    }
+
+    /// The kinds served as `resource` of `api_version`, sorted.
+    pub fn kinds_for(&self, api_version: &str, resource: &str) -> Vec<String> {
+        let mut kinds: Vec<String> = self
+            .kinds
+            .iter()
+            .filter(|((gv, _), k)| gv == api_version && k.resource == resource)
+            .map(|((_, kind), _)| kind.clone())
+            .collect();
+        kinds.sort();
+        kinds
+    }
+
+    /// As [`structural_schema`], from these documents.
+    pub fn structural_schema(&self, kind: &BuiltinKind) -> Result<Json, String> {
+        self.typed_schema(kind).map(metadata_left_to_checks)
+    }
+
+    /// As [`typed_schema`], from these documents.
+    pub fn typed_schema(&self, kind: &BuiltinKind) -> Result<Json, String> {
+        let mut inliner = Inliner {
+            definitions: Definitions::User(&self.definitions),
+            stack: Vec::new(),
+            nodes: 0,
+        };
+        inliner.definition(&kind.definition)
+    }
+}
+
+/// `apps/v1`, or `v1` for the core group.
+fn api_version(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    }
+}
+
+/// The resource a create path makes, and whether it is namespaced:
+/// `/apis/apps/v1/namespaces/{namespace}/deployments` → (`deployments`, true),
+/// `/api/v1/namespaces` → (`namespaces`, false). Paths of one object or a subresource are
+/// not create paths of a resource.
+fn created_resource(path: &str) -> Option<(String, bool)> {
+    let rest = match path.strip_prefix("/api/") {
+        Some(core) => core.split_once('/')?.1,
+        None => {
+            let rest = path.strip_prefix("/apis/")?;
+            let (_group, rest) = rest.split_once('/')?;
+            rest.split_once('/')?.1
+        }
+    };
+    let (namespaced, resource) = match rest.strip_prefix("namespaces/{namespace}/") {
+        Some(r) => (true, r),
+        None => (false, rest),
+    };
+    if resource.is_empty() || resource.contains('/') || resource.contains('{') {
+        return None;
+    }
+    Some((resource.to_string(), namespaced))
 }
 
 /// The kinds served as `resource` of `api_version` (a REST mapper's `KindsFor`), sorted.
@@ -196,9 +378,45 @@ pub fn kinds_for(minor: u32, api_version: &str, resource: &str) -> Vec<String> {
     kinds
 }
 
+/// Where an inliner finds definitions: a shipped version's index, or the documents a user
+/// gave ([`UserSchemas`]).
+enum Definitions<'a> {
+    Shipped(&'static VersionIndex),
+    User(&'a HashMap<String, Json>),
+}
+
+impl Definitions<'_> {
+    /// The body of the definition `name` (`io.k8s.api.apps.v1.Deployment`).
+    fn body(&self, name: &str) -> Result<Json, String> {
+        match self {
+            Definitions::User(definitions) => definitions
+                .get(name)
+                .cloned()
+                .ok_or_else(|| format!("definition {name} is not in the --schemas documents")),
+            Definitions::Shipped(index) => {
+                let (package, type_name) = name
+                    .rsplit_once('.')
+                    .ok_or_else(|| format!("malformed definition name {name:?}"))?;
+                let variant = *index
+                    .schemas
+                    .get(package)
+                    .and_then(|p| p.get(type_name))
+                    .ok_or_else(|| format!("definition {name} is not in the index"))?;
+                let store =
+                    store(package).ok_or_else(|| format!("no store for package {package}"))?;
+                store
+                    .get(type_name)
+                    .and_then(|v| v.get(variant))
+                    .cloned()
+                    .ok_or_else(|| format!("definition {name} has no body {variant}"))
+            }
+        }
+    }
+}
+
 /// Inlines references, converting as it goes.
-struct Inliner {
-    index: &'static VersionIndex,
+struct Inliner<'a> {
+    definitions: Definitions<'a>,
     /// The definitions being inlined (a reference to one of them is a cycle).
     stack: Vec<String>,
     nodes: usize,
@@ -231,30 +449,21 @@ const KEPT: &[&str] = &[
     "x-kubernetes-list-type",
     "x-kubernetes-list-map-keys",
     "x-kubernetes-map-type",
+    // Not in the built-in groups' documents, but in those the API server publishes for
+    // custom resources and aggregated APIs, which `--schemas` may hold.
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-embedded-resource",
+    "x-kubernetes-int-or-string",
 ];
 
-impl Inliner {
+impl Inliner<'_> {
     fn definition(&mut self, name: &str) -> Result<Json, String> {
         if self.stack.iter().any(|s| s == name)
             || self.stack.len() > cel_k8s_schema::schema::MAX_SCHEMA_DEPTH / 2
         {
             return Ok(any_value());
         }
-        let (package, type_name) = name
-            .rsplit_once('.')
-            .ok_or_else(|| format!("malformed definition name {name:?}"))?;
-        let variant = *self
-            .index
-            .schemas
-            .get(package)
-            .and_then(|p| p.get(type_name))
-            .ok_or_else(|| format!("definition {name} is not in the index"))?;
-        let store = store(package).ok_or_else(|| format!("no store for package {package}"))?;
-        let body = store
-            .get(type_name)
-            .and_then(|v| v.get(variant))
-            .ok_or_else(|| format!("definition {name} has no body {variant}"))?
-            .clone();
+        let body = self.definitions.body(name)?;
         self.stack.push(name.to_string());
         let converted = self.node(&body);
         self.stack.pop();
@@ -398,6 +607,66 @@ mod tests {
         assert!(kind(35, "apps/v1", "DeploymentList").is_none());
         assert!(kind(35, "v1", "Namespace").is_some_and(|n| !n.namespaced));
         assert!(kind(24, "apps/v1", "Deployment").is_none());
+    }
+
+    #[test]
+    fn user_documents_serve_their_kinds_and_say_what_is_wrong() {
+        let doc = json!({
+            "paths": {
+                "/apis/example.com/v1/namespaces/{namespace}/widgets": {
+                    "post": {"x-kubernetes-group-version-kind": {"group": "example.com", "version": "v1", "kind": "Widget"}}
+                },
+                "/apis/example.com/v1/namespaces/{namespace}/widgets/{name}": {
+                    "put": {"x-kubernetes-group-version-kind": {"group": "example.com", "version": "v1", "kind": "Widget"}}
+                }
+            },
+            "components": {"schemas": {
+                "com.example.v1.Widget": {
+                    "type": "object",
+                    "x-kubernetes-group-version-kind": [{"group": "example.com", "version": "v1", "kind": "Widget"}],
+                    "properties": {"spec": {"$ref": "#/components/schemas/com.example.v1.Spec"}}
+                },
+                "com.example.v1.Spec": {
+                    "type": "object",
+                    "properties": {"size": {"type": "integer"}, "self": {"$ref": "#/components/schemas/com.example.v1.Spec"}}
+                }
+            }}
+        });
+        let user = UserSchemas::from_documents(&[("w.json".into(), doc.clone())]).unwrap();
+        assert_eq!(user.len(), 1);
+        let widget = user.kind("example.com/v1", "Widget").unwrap();
+        assert_eq!(
+            (widget.resource.as_str(), widget.namespaced),
+            ("widgets", true)
+        );
+        assert_eq!(user.kinds_for("example.com/v1", "widgets"), ["Widget"]);
+        let schema = user.structural_schema(&widget).unwrap();
+        let spec = &schema["properties"]["spec"]["properties"];
+        assert_eq!(spec["size"]["type"], "integer");
+        // A cycle is cut to any value.
+        assert_eq!(spec["self"], any_value());
+        // Two definitions claiming one kind; a document that is not OpenAPI v3.
+        let mut twice = doc.clone();
+        twice["components"]["schemas"]["com.example.v1.Other"] =
+            twice["components"]["schemas"]["com.example.v1.Widget"].clone();
+        let e = UserSchemas::from_documents(&[("w.json".into(), twice)]).unwrap_err();
+        assert!(
+            e.contains("example.com/v1, Kind=Widget is claimed by two definitions"),
+            "{e}"
+        );
+        let e = UserSchemas::from_documents(&[("x.json".into(), json!({"a": 1}))]).unwrap_err();
+        assert_eq!(
+            e,
+            "x.json: not an OpenAPI v3 document (no components.schemas)"
+        );
+        assert_eq!(
+            created_resource("/api/v1/namespaces"),
+            Some(("namespaces".into(), false))
+        );
+        assert_eq!(
+            created_resource("/api/v1/namespaces/{namespace}/pods/{name}/log"),
+            None
+        );
     }
 
     #[test]

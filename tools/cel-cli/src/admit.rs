@@ -264,7 +264,7 @@ fn load(
         time_limit: args.limit(),
         ..PolicyInputs::default()
     };
-    let (schemas, crds_bad) = crate::check_policy::schemas(&args.crds, version)?;
+    let (schemas, crds_bad) = crate::check_policy::schemas(&args.crds, &[], version)?;
     *bad |= crds_bad;
     if args.typecheck {
         for p in &policies {

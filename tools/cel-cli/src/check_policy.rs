@@ -15,7 +15,7 @@ use serde_json::{Value as Json, json};
 
 use crate::input::read_documents;
 use crate::output::Out;
-use crate::validate::{load_crds, profile_version};
+use crate::validate::{load_crds, load_user_schemas, profile_version};
 use crate::{BAD_INPUT, Output, bad_input};
 
 #[derive(clap::Args, Debug)]
@@ -27,6 +27,11 @@ pub(crate) struct CheckPolicyArgs {
     /// (repeatable); built-in kinds need none.
     #[arg(long = "crd", value_name = "CRD.yaml")]
     crds: Vec<String>,
+    /// OpenAPI v3 documents (files or directories, as `kubectl get --raw
+    /// /openapi/v3/apis/<group>/<version>` prints them) whose kinds override the shipped
+    /// built-in schemas (repeatable).
+    #[arg(long = "schemas", value_name = "DIR")]
+    schemas: Vec<String>,
     /// The Kubernetes release whose API server type-checks, `kubernetes=1.35` (1.30 to 1.37;
     /// default: the newest released version).
     #[arg(long, value_name = "PROFILE")]
@@ -38,16 +43,21 @@ pub(crate) struct CheckPolicyArgs {
 
 /// The schemas type checking reads: the CRDs of `paths` and the built-in kinds of the API
 /// server of release `version`.
-pub(crate) fn schemas(paths: &[String], version: KubeVersion) -> Result<(CrdSet, bool), String> {
+pub(crate) fn schemas(
+    paths: &[String],
+    user_schemas: &[String],
+    version: KubeVersion,
+) -> Result<(CrdSet, bool), String> {
     let mut bad = false;
     let options = CrdOptions::default().version(version);
-    let set = load_crds(paths, &options, false, &mut bad)?;
+    let mut set = load_crds(paths, &options, false, &mut bad)?;
     let server_minor = version.minor;
-    let set = if builtin::has_version(server_minor) {
-        set.with_builtins(server_minor)
-    } else {
-        set
-    };
+    if builtin::has_version(server_minor) {
+        set = set.with_builtins(server_minor);
+    }
+    if let Some(user) = load_user_schemas(user_schemas)? {
+        set = set.with_user_schemas(user);
+    }
     Ok((set, bad))
 }
 
@@ -76,7 +86,7 @@ pub(crate) fn run(args: &CheckPolicyArgs) -> ExitCode {
         Ok(v) => v,
         Err(e) => return bad_input(e),
     };
-    let (schemas, mut bad) = match schemas(&args.crds, version) {
+    let (schemas, mut bad) = match schemas(&args.crds, &args.schemas, version) {
         Ok(s) => s,
         Err(e) => return bad_input(e),
     };

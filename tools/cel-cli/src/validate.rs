@@ -25,7 +25,7 @@ use std::process::ExitCode;
 use std::sync::mpsc::sync_channel;
 
 use celerity::kubernetes::{self, KubeVersion};
-use celerity_kubernetes::builtin;
+use celerity_kubernetes::builtin::{self, UserSchemas};
 use celerity_kubernetes::crd::{
     Answer, CompiledCrd, CrdOptions, CrdSet, DefinitionCache, FieldValidation, Outcome,
     RequestOptions, Skipped, invalid_message, status_json,
@@ -53,6 +53,11 @@ pub(crate) struct ValidateArgs {
     /// validated, as objects of unknown kinds are.
     #[arg(long)]
     no_builtins: bool,
+    /// OpenAPI v3 documents (files or directories) as `kubectl get --raw
+    /// /openapi/v3/apis/<group>/<version>` prints them: their kinds are validated as
+    /// built-in kinds are, overriding the shipped schemas (repeatable).
+    #[arg(long = "schemas", value_name = "DIR")]
+    schemas: Vec<String>,
     /// Check every CRD as the API server checks a new one, even one this build of `cel` has
     /// seen pass (by default a marker per passing CRD is kept in $CELERITY_CACHE_DIR, else
     /// $XDG_CACHE_HOME/celerity, else ~/.cache/celerity, and its checks are skipped).
@@ -175,6 +180,11 @@ pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
     let server_minor = version.minor;
     if !args.no_builtins && builtin::has_version(server_minor) {
         crds = crds.with_builtins(server_minor);
+    }
+    match load_user_schemas(&args.schemas) {
+        Ok(Some(user)) => crds = crds.with_user_schemas(user),
+        Ok(None) => {}
+        Err(e) => return bad_input(e),
     }
     let olds = match read_documents(&args.old) {
         Ok(docs) => index_olds(docs, &args.namespace, &mut bad),
@@ -396,6 +406,24 @@ pub(crate) fn expand_lists(docs: Vec<Document>) -> Vec<(Document, Result<Json, S
 /// Compiles nothing yet: reads the CRD documents into a set that compiles each on first
 /// use. Documents that are not CRDs are skipped (said with `verbose`); unreadable ones are
 /// reported and make the run's status 2.
+/// The OpenAPI v3 documents of `--schemas` (files or directories), as one set of user
+/// schemas; `None` when none are given. A document that does not read, or is not OpenAPI v3,
+/// is an error naming it.
+pub(crate) fn load_user_schemas(paths: &[String]) -> Result<Option<UserSchemas>, String> {
+    if paths.is_empty() {
+        return Ok(None);
+    }
+    let mut documents = Vec::new();
+    for d in read_documents(paths)? {
+        let location = d.location();
+        match d.value {
+            Ok(j) => documents.push((location, j)),
+            Err(e) => return Err(format!("{location}: {e}")),
+        }
+    }
+    UserSchemas::from_documents(&documents).map(Some)
+}
+
 pub(crate) fn load_crds(
     paths: &[String],
     options: &CrdOptions,

@@ -744,3 +744,70 @@ fn crds_that_passed_their_checks_are_remembered_per_build() {
     assert_eq!(o.status.code(), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn user_schemas_override_the_shipped_ones() {
+    let dir = std::env::temp_dir().join(format!("cel-schemas-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // A cluster whose Deployments allow at most 2 replicas, as its own /openapi/v3 says.
+    let gvk = r#"{"group": "apps", "version": "v1", "kind": "Deployment"}"#;
+    let doc = format!(
+        r##"{{
+          "paths": {{"/apis/apps/v1/namespaces/{{namespace}}/deployments": {{"post": {{"x-kubernetes-group-version-kind": {gvk}}}}}}},
+          "components": {{"schemas": {{
+            "io.k8s.api.apps.v1.Deployment": {{
+              "type": "object",
+              "x-kubernetes-group-version-kind": [{gvk}],
+              "properties": {{
+                "apiVersion": {{"type": "string"}}, "kind": {{"type": "string"}},
+                "metadata": {{"type": "object"}},
+                "spec": {{"$ref": "#/components/schemas/io.k8s.api.apps.v1.DeploymentSpec"}}
+              }}
+            }},
+            "io.k8s.api.apps.v1.DeploymentSpec": {{
+              "type": "object",
+              "properties": {{"replicas": {{"type": "integer", "maximum": 2}}}},
+              "x-kubernetes-preserve-unknown-fields": true
+            }}
+          }}}}
+        }}"##
+    );
+    std::fs::write(dir.join("apps-v1.json"), doc).unwrap();
+    let schemas = dir.to_str().unwrap();
+    let o = cel(&[
+        "validate",
+        "--schemas",
+        schemas,
+        "examples/builtin/app.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains(
+            "spec.replicas: Invalid value: 3: spec.replicas in body should be less than or equal to 2"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    // The other kinds are still the shipped ones'.
+    assert!(
+        stdout(&o).contains("Service \"storefront\" is valid"),
+        "{}",
+        stdout(&o)
+    );
+    // A document that is not OpenAPI v3 is refused with its name.
+    std::fs::write(dir.join("bad.json"), r#"{"kind": "ConfigMap"}"#).unwrap();
+    let o = cel(&[
+        "validate",
+        "--schemas",
+        schemas,
+        "examples/builtin/app.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("bad.json: not an OpenAPI v3 document (no components.schemas)"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -423,6 +423,29 @@ impl CompiledCrd {
         minor: u32,
         options: &CrdOptions,
     ) -> Result<CompiledCrd, CrdError> {
+        CompiledCrd::of_kind(
+            kind,
+            crate::builtin::structural_schema(minor, kind),
+            options,
+        )
+    }
+
+    /// A kind of the documents a user gave ([`crate::builtin::UserSchemas`]), validated as
+    /// [`CompiledCrd::builtin`] validates a shipped one.
+    pub fn user_kind(
+        kind: &crate::builtin::BuiltinKind,
+        schemas: &crate::builtin::UserSchemas,
+        options: &CrdOptions,
+    ) -> Result<CompiledCrd, CrdError> {
+        CompiledCrd::of_kind(kind, schemas.structural_schema(kind), options)
+    }
+
+    /// A built-in kind (shipped or the user's) of structural schema `json`.
+    fn of_kind(
+        kind: &crate::builtin::BuiltinKind,
+        json: Result<Json, String>,
+        options: &CrdOptions,
+    ) -> Result<CompiledCrd, CrdError> {
         let name = format!("{}.{}", kind.resource, kind.group);
         let fail = |message: String| CrdError {
             name: name.clone(),
@@ -432,7 +455,7 @@ impl CompiledCrd {
                 message,
             )],
         };
-        let json = crate::builtin::structural_schema(minor, kind).map_err(fail)?;
+        let json = json.map_err(fail)?;
         let schema =
             Schema::from_json(&json, &Path::new("openAPIV3Schema")).map_err(|errors| CrdError {
                 name: name.clone(),

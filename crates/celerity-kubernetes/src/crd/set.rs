@@ -25,6 +25,7 @@ pub struct CrdSet {
     options: CrdOptions,
     /// The API server minor whose built-in schemas serve the kinds no CRD serves.
     builtin_minor: Option<u32>,
+    user_schemas: Option<Arc<builtin::UserSchemas>>,
     /// CRDs seen to pass the definition checks before (see [`DefinitionCache`]).
     cache: Option<DefinitionCache>,
     /// Built-in kinds by (apiVersion, kind), once asked for: `None` when not one.
@@ -38,6 +39,8 @@ type ApiKind = (String, String);
 #[derive(Debug)]
 struct BuiltinSlot {
     kind: BuiltinKind,
+    /// Whether the kind is the user's ([`CrdSet::with_user_schemas`]) rather than shipped.
+    user: bool,
     compiled: Compiled,
 }
 
@@ -68,6 +71,7 @@ impl CrdSet {
             by_kind: HashMap::new(),
             options: options.clone(),
             builtin_minor: None,
+            user_schemas: None,
             cache: None,
             builtins: Mutex::new(HashMap::new()),
         };
@@ -145,6 +149,26 @@ impl CrdSet {
         self
     }
 
+    /// Kinds of OpenAPI v3 documents a user gave, validated as built-in kinds are: after
+    /// the CRDs, before (and instead of) the shipped built-ins.
+    pub fn with_user_schemas(mut self, schemas: builtin::UserSchemas) -> CrdSet {
+        self.user_schemas = Some(Arc::new(schemas));
+        self
+    }
+
+    /// The built-in kind `kind` of `api_version`: the user's, else the shipped one of the
+    /// set's version; with whether it is the user's.
+    fn builtin_kind(&self, api_version: &str, kind: &str) -> Option<(BuiltinKind, bool)> {
+        if let Some(found) = self
+            .user_schemas
+            .as_ref()
+            .and_then(|u| u.kind(api_version, kind))
+        {
+            return Some((found, true));
+        }
+        builtin::kind(self.builtin_minor?, api_version, kind).map(|k| (k, false))
+    }
+
     /// The CRD serving objects of `api_version` and `kind`, compiled (or why it does not
     /// compile); else the built-in kind, when the set has built-ins; `None` when neither
     /// serves the kind. A CRD's version is not checked here: an object of a version the CRD
@@ -164,15 +188,15 @@ impl CrdSet {
                     .clone(),
             );
         }
-        let minor = self.builtin_minor?;
         let slot = {
             let mut builtins = self.builtins.lock().unwrap_or_else(|e| e.into_inner());
             builtins
                 .entry((api_version.to_string(), kind.to_string()))
                 .or_insert_with(|| {
-                    builtin::kind(minor, api_version, kind).map(|kind| {
+                    self.builtin_kind(api_version, kind).map(|(kind, user)| {
                         Arc::new(BuiltinSlot {
                             kind,
+                            user,
                             compiled: OnceLock::new(),
                         })
                     })
@@ -182,7 +206,18 @@ impl CrdSet {
         // Compiled outside the lock: other kinds do not wait for this one.
         Some(
             slot.compiled
-                .get_or_init(|| Arc::new(CompiledCrd::builtin(&slot.kind, minor, &self.options)))
+                .get_or_init(|| {
+                    Arc::new(match (&self.user_schemas, slot.user) {
+                        (Some(user), true) => {
+                            CompiledCrd::user_kind(&slot.kind, user, &self.options)
+                        }
+                        _ => CompiledCrd::builtin(
+                            &slot.kind,
+                            self.builtin_minor.unwrap_or_default(),
+                            &self.options,
+                        ),
+                    })
+                })
                 .clone(),
         )
     }
@@ -216,13 +251,19 @@ impl CrdSet {
                 return vec![kind];
             }
         }
-        let Some(minor) = self.builtin_minor else {
-            return Vec::new();
-        };
         let api_version = if group.is_empty() {
             version.to_string()
         } else {
             format!("{group}/{version}")
+        };
+        if let Some(user) = &self.user_schemas {
+            let kinds = user.kinds_for(&api_version, resource);
+            if !kinds.is_empty() {
+                return kinds;
+            }
+        }
+        let Some(minor) = self.builtin_minor else {
+            return Vec::new();
         };
         builtin::kinds_for(minor, &api_version, resource)
     }
@@ -237,7 +278,7 @@ impl CrdSet {
             let namespaced = spec.get("scope").and_then(Json::as_str) != Some("Cluster");
             return Some((plural, namespaced));
         }
-        let found = builtin::kind(self.builtin_minor?, api_version, kind)?;
+        let (found, _) = self.builtin_kind(api_version, kind)?;
         Some((found.resource, found.namespaced))
     }
 
@@ -254,9 +295,10 @@ impl CrdSet {
             let crd = routed.as_ref().as_ref().ok()?;
             return crd.version(api_version).map(|v| (*v.schema).clone());
         }
-        let minor = self.builtin_minor?;
-        let found = builtin::kind(minor, api_version, kind)?;
-        let json = builtin::typed_schema(minor, &found).ok()?;
+        let json = match self.builtin_kind(api_version, kind)? {
+            (found, true) => self.user_schemas.as_ref()?.typed_schema(&found).ok()?,
+            (found, false) => builtin::typed_schema(self.builtin_minor?, &found).ok()?,
+        };
         Schema::from_json(&json, &cel_k8s_schema::Path::new("openAPIV3Schema")).ok()
     }
 
