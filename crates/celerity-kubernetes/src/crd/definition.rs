@@ -16,6 +16,7 @@ use serde_json::Value as Json;
 use super::checks::{CrdHooks, TotalCost, check_schema_with_rules};
 use super::rules::{RuleOptions, default_version};
 use super::scale::ScaleSubresource;
+use super::texts::crd_error_as_of;
 use super::validator::{SchemaValidator, ValidateOptions, Validation};
 use celerity::{Backend, CompileSettings};
 
@@ -239,7 +240,10 @@ impl CompiledCrd {
         let mut errors = Vec::new();
         let fail = |errors: Vec<FieldError>| CrdError {
             name: name.clone(),
-            errors,
+            errors: errors
+                .into_iter()
+                .map(|e| crd_error_as_of(options.version.minor, e))
+                .collect(),
         };
         let api_version = str_at(crd, &["apiVersion"]).unwrap_or("");
         if api_version != "apiextensions.k8s.io/v1"

@@ -3,7 +3,7 @@
 //! them with their commits and reproducers).
 
 use cel_k8s::KubeVersion;
-use cel_k8s_schema::field::{BadValue, FieldError};
+use cel_k8s_schema::field::{BadValue, ErrorType, FieldError};
 use serde_json::Value as Json;
 
 /// The value the field error of a rule that evaluated to false shows (B-CRD-1,
@@ -34,6 +34,38 @@ pub(crate) fn field_error_as_of(release_minor: u32, mut error: FieldError) -> Fi
         };
     }
     error
+}
+
+/// A CRD's own error as the API server of `1.<release_minor>` words it: B-CRD-2
+/// (apiextensions-apiserver `pkg/apis/apiextensions/validation/validation.go`, `890aa9b3`
+/// and `f0841a75`, first in v0.34.0: up to 1.33 the details of the `message`, `fieldPath`
+/// and `selectableFields` checks name their field, and a missing `openAPIV3Schema` says
+/// `schemas are required`), then B-FIELD-1 ([`field_error_as_of`]).
+pub(crate) fn crd_error_as_of(release_minor: u32, mut error: FieldError) -> FieldError {
+    if release_minor <= 33 {
+        let field = error.field.rsplit('.').next().unwrap_or("");
+        let detail = error.detail.as_str();
+        let older = match (field, detail) {
+            ("message", "must be non-empty if specified" | "must not contain line breaks")
+            | (
+                "fieldPath",
+                "must be non-empty if specified"
+                | "must not contain line breaks"
+                | "must be a valid path",
+            ) => Some(format!("{field} {detail}")),
+            ("selectableFields", _) if detail.starts_with("may only be set when") => {
+                Some(format!("selectableFields {}", detail.replace('`', "")))
+            }
+            ("openAPIV3Schema", "") if error.error_type == ErrorType::Required => {
+                Some("schemas are required".to_string())
+            }
+            _ => None,
+        };
+        if let Some(older) = older {
+            error.detail = older;
+        }
+    }
+    field_error_as_of(release_minor, error)
 }
 
 #[cfg(test)]
@@ -92,5 +124,52 @@ mod tests {
         };
         assert_eq!(null(32), r#"<nil>: Invalid value: "null": x"#);
         assert_eq!(null(34), "<nil>: Invalid value: null: x");
+    }
+
+    #[test]
+    fn crd_check_texts_by_release() {
+        use cel_k8s_schema::field::Path;
+        let rule = Path::new("spec.validation.openAPIV3Schema")
+            .child("x-kubernetes-validations")
+            .index(0);
+        let text = |minor, e: &FieldError| crd_error_as_of(minor, e.clone()).to_string();
+        let blank = FieldError::invalid(
+            &rule.child("message"),
+            BadValue::String(" ".into()),
+            "must be non-empty if specified",
+        );
+        assert!(
+            text(33, &blank).ends_with(
+                r#"message: Invalid value: " ": message must be non-empty if specified"#
+            )
+        );
+        assert!(
+            text(34, &blank)
+                .ends_with(r#"message: Invalid value: " ": must be non-empty if specified"#)
+        );
+        let path = FieldError::invalid(
+            &rule.child("fieldPath"),
+            BadValue::String(".x".into()),
+            "must be a valid path",
+        );
+        assert!(text(30, &path).ends_with("fieldPath must be a valid path"));
+        let selectable = FieldError::invalid(
+            &Path::new("spec.versions[0].selectableFields"),
+            BadValue::String(String::new()),
+            "may only be set when `version.schema.openAPIV3Schema` is not included",
+        );
+        assert!(text(33, &selectable).ends_with(
+            ": selectableFields may only be set when version.schema.openAPIV3Schema is not included"
+        ));
+        let missing =
+            FieldError::required(&Path::new("spec.versions[0].schema.openAPIV3Schema"), "");
+        assert_eq!(
+            text(33, &missing),
+            "spec.versions[0].schema.openAPIV3Schema: Required value: schemas are required"
+        );
+        assert_eq!(
+            text(34, &missing),
+            "spec.versions[0].schema.openAPIV3Schema: Required value"
+        );
     }
 }
