@@ -213,7 +213,7 @@ pub fn all_libraries() -> Vec<Box<dyn Library>> {
         Box::new(Lists::default()),
         Box::new(Sets),
         Box::new(Regex),
-        Box::new(Network),
+        Box::new(Network::default()),
         Box::new(Protos),
     ]
 }

@@ -557,7 +557,12 @@ fn instantiate(l: &LibraryRef, release: KubeVersion) -> Option<Box<dyn Library>>
             "lists" => Box::new(cel_ext::Lists::version(version)),
             // cel-ext has one network library for both of Kubernetes' `ip` and `cidr`; an
             // environment adds it once (libraries are deduplicated by name).
-            "network.ip" | "network.cidr" => Box::new(cel_ext::Network),
+            // B-LIB-1: `containsCIDR` compared network addresses before 1.33.
+            "network.ip" | "network.cidr" => Box::new(if release < KubeVersion::new(1, 33) {
+                cel_ext::Network::contains_cidr_by_network_address()
+            } else {
+                cel_ext::Network::default()
+            }),
             _ => return None,
         },
     })
