@@ -181,7 +181,7 @@ impl AdmitArgs {
 struct Loaded {
     set: PolicySet,
     /// CRDs and built-in kinds: resource names, scopes, schemas for type checking.
-    schemas: CrdSet,
+    schemas: Arc<CrdSet>,
     objects: Vec<(Document, Result<Json, String>)>,
     olds: HashMap<ObjectKey, Json>,
     authorizer: Arc<RulesAuthorizer>,
@@ -256,16 +256,19 @@ fn load(
             RulesAuthorizer::from_json(&rules).map_err(|e| format!("{path}: {}", e.join("; ")))?
         }
     };
+    let (schemas, crds_bad) = crate::check_policy::schemas(&args.crds, &[], version)?;
+    let schemas = Arc::new(schemas);
+    *bad |= crds_bad;
     let inputs = PolicyInputs {
         version: Some(version),
         backend: args.backend.backend(),
         params,
         namespaces,
         time_limit: args.limit(),
+        // ApplyConfigurations merge by the kinds' schemas, as the API server's do.
+        schemas: Some(schemas.clone()),
         ..PolicyInputs::default()
     };
-    let (schemas, crds_bad) = crate::check_policy::schemas(&args.crds, &[], version)?;
-    *bad |= crds_bad;
     if args.typecheck {
         for p in &policies {
             let warnings = check_policy(p, version, &schemas);

@@ -23,7 +23,9 @@ use serde_json::{Map, Value as Json, json};
 use super::authz_rules::RulesAuthorizer;
 use super::dispatch::{PolicyInputs, PolicySet, Response};
 use super::request::{Gvk, Gvr, Operation, Request, UserInfo};
+use crate::crd::{CrdOptions, CrdSet};
 use celerity::Backend;
+use celerity::kubernetes::KubeVersion;
 use celerity::kubernetes::parse_version;
 
 /// The fields a case may have.
@@ -148,6 +150,18 @@ fn scopes(case: &Map<String, Json>) -> Result<HashMap<String, bool>, String> {
     Ok(out)
 }
 
+/// The built-in kinds' schemas of the release a case names (the default release's when it
+/// names none), for `ApplyConfiguration`s to merge by.
+fn builtin_schemas(version: Option<KubeVersion>) -> CrdSet {
+    let release = version.unwrap_or(KubeVersion::DEFAULT);
+    let (set, _) = CrdSet::new(Vec::new(), &CrdOptions::default().version(release));
+    if crate::builtin::has_version(release.minor) {
+        set.with_builtins(release.minor)
+    } else {
+        set
+    }
+}
+
 impl AdmissionCase {
     /// Reads and compiles a case; the error says what is malformed.
     pub fn from_json(case: &Map<String, Json>, backend: Backend) -> Result<AdmissionCase, String> {
@@ -169,6 +183,7 @@ impl AdmissionCase {
             params: list(case, "params")?,
             namespaces: list(case, "namespaces")?,
             scopes: scopes(case)?,
+            schemas: Some(Arc::new(builtin_schemas(version))),
             ..PolicyInputs::default()
         };
         let mut objects = list(case, "policies")?;

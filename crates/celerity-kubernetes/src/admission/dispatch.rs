@@ -4,13 +4,14 @@
 //! decisions folded into the API server's response.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use cel_k8s::KubeVersion;
 use cel_k8s::authz::Authorizer;
 use serde_json::{Value as Json, json};
 
+use cel_k8s_schema::Schema;
 use cel_k8s_schema::value::untyped;
 
 use super::authz_rules::RulesAuthorizer;
@@ -46,6 +47,11 @@ pub struct PolicyInputs {
     /// ([`REQUEST_TIME_LIMIT`] by default): a bound that holds against a bug, beside the
     /// cost budgets that bound what expressions do.
     pub time_limit: Duration,
+    /// The schemas of the kinds admitted (CRDs and built-ins): an `ApplyConfiguration`
+    /// merges by them and is refused where it sets undeclared fields or atomic values, as
+    /// the API server's structured merge does ([`super::apply`]). Without them (or for a
+    /// kind they do not serve) the schema-less subset applies.
+    pub schemas: Option<Arc<crate::crd::CrdSet>>,
 }
 
 /// The default [`PolicyInputs::time_limit`]: generous, since cost budgets already bound
@@ -63,6 +69,7 @@ impl Default for PolicyInputs {
             scopes: HashMap::new(),
             equivalents: Equivalents::default(),
             time_limit: REQUEST_TIME_LIMIT,
+            schemas: None,
         }
     }
 }
@@ -140,6 +147,10 @@ pub struct PolicySet {
     problems: Vec<String>,
     allow_all: Arc<RulesAuthorizer>,
     time_limit: Duration,
+    schemas: Option<Arc<crate::crd::CrdSet>>,
+    /// The schemas read so far, by `apiVersion` and kind (inlining a built-in kind's schema
+    /// is done once per set).
+    schema_cache: Mutex<HashMap<(String, String), Option<Arc<Schema>>>>,
 }
 
 /// A namespace as matching and expressions see it.
@@ -219,7 +230,32 @@ impl PolicySet {
             problems,
             allow_all: Arc::new(RulesAuthorizer::default()),
             time_limit: inputs.time_limit,
+            schemas: inputs.schemas.clone(),
+            schema_cache: Mutex::default(),
         }
+    }
+
+    /// The schema of `object`'s kind, when the set was given schemas that serve it.
+    pub(crate) fn schema_of(&self, object: &Json) -> Option<Arc<Schema>> {
+        let schemas = self.schemas.as_ref()?;
+        let text = |k: &str| {
+            object
+                .get(k)
+                .and_then(Json::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        let key = (text("apiVersion"), text("kind"));
+        let mut cache = self
+            .schema_cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        cache
+            .entry(key)
+            .or_insert_with_key(|(api_version, kind)| {
+                schemas.typed_schema(api_version, kind).map(Arc::new)
+            })
+            .clone()
     }
 
     /// Reads and compiles policies and bindings given as Kubernetes objects (in any order);

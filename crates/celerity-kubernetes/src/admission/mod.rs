@@ -63,6 +63,7 @@
 //!      'replicas' denied request: failed expression: object.spec.replicas <= 5");
 //! ```
 
+pub mod apply;
 pub mod authz_rules;
 pub mod case;
 mod dispatch;

@@ -8,17 +8,19 @@
 //!   server uses (a missing map key reads as absent, so `replace` of one adds it; a failed
 //!   `test` leaves the object as it was).
 //! * `ApplyConfiguration`: the expression gives an `Object{...}`, merged into the object.
-//!   Offline there are no OpenAPI schemas, so the merge is a documented subset of
-//!   server-side apply: maps merge field by field, lists whose elements all have a `name`
-//!   (containers, env, volumes...) merge by name (duplicates of a key merging into one),
-//!   other lists are replaced; a `null` removes the field. The API server's refusal to change
-//!   atomic lists and fields its schema does not declare is not applied. `Object.spec{...}`
-//!   literals whose type name does not follow the field path are reported as the API server
-//!   reports them.
+//!   With the kind's schema ([`super::PolicyInputs::schemas`]: a CRD, or a built-in kind's
+//!   shipped schema) the merge is the API server's ([`super::apply`]): undeclared fields and
+//!   atomic lists, maps and structs are refused, map lists merge by their keys, set lists by
+//!   value. Without one it is a documented subset of server-side apply: maps merge field by
+//!   field, lists whose elements all have a `name` (containers, env, volumes...) merge by
+//!   name (duplicates of a key merging into one), other lists are replaced; a `null` removes
+//!   the field, and nothing is refused. `Object.spec{...}` literals whose type name does not
+//!   follow the field path are reported as the API server reports them.
 //!
 //! `Object`, `Object.spec`, `Object.spec.template`... and `JSONPatch` are types whose
 //! literals build maps (see [`crate::admission::environment`]).
 
+use cel_k8s_schema::Schema;
 use serde_json::{Map, Value as Json};
 
 use super::dispatch::{Matched, PolicySet, Response, Status, View, is_mutating};
@@ -296,12 +298,19 @@ fn run(
             continue;
         }
         // Each mutation sees the object as the ones before it left it.
+        let schema = match m {
+            Mutation::ApplyConfiguration(_) => {
+                request.object.as_ref().and_then(|o| set.schema_of(o))
+            }
+            Mutation::JsonPatch(_) => None,
+        };
         match mutate(
             p,
             &set.fixed_bindings(view, inv.param),
             m,
             compiled,
             request.object.as_ref(),
+            schema.as_deref(),
         )
         .and_then(|o| match mismatch {
             Some(e) => Err(e.clone()),
@@ -326,6 +335,7 @@ fn mutate(
     m: &Mutation,
     compiled: &Compiled,
     object: Option<&Json>,
+    schema: Option<&Schema>,
 ) -> Result<Option<Json>, String> {
     if let Err(e) = &compiled.program {
         return Err(e.clone());
@@ -351,7 +361,11 @@ fn mutate(
                 ));
             };
             let mut out = object.clone();
-            apply_configuration(&mut out, patch);
+            match schema {
+                Some(schema) => super::apply::apply_typed(&mut out, patch, schema)
+                    .map_err(|e| format!("error applying patch: {e}"))?,
+                None => apply_configuration(&mut out, patch),
+            }
             out
         }
     };
