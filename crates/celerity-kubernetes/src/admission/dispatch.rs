@@ -150,8 +150,11 @@ pub struct PolicySet {
     schemas: Option<Arc<crate::crd::CrdSet>>,
     /// The schemas read so far, by `apiVersion` and kind (inlining a built-in kind's schema
     /// is done once per set).
-    schema_cache: Mutex<HashMap<(String, String), Option<Arc<Schema>>>>,
+    schema_cache: Mutex<HashMap<ApiKind, Option<Arc<Schema>>>>,
 }
+
+/// An object's `apiVersion` and kind.
+type ApiKind = (String, String);
 
 /// A namespace as matching and expressions see it.
 #[derive(Clone, Debug)]
