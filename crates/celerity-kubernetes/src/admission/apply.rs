@@ -16,6 +16,8 @@
 //! given, unchecked. Without a schema (a kind no CRD or built-in serves), the dispatcher uses
 //! the schema-less subset in [`super::mutating::apply_configuration`].
 
+use std::collections::{HashMap, HashSet};
+
 use cel_k8s_schema::schema::{AdditionalProperties, Schema};
 use serde_json::{Map, Value as Json};
 
@@ -180,36 +182,49 @@ fn merge_list(target: &mut Json, items: Vec<Json>, schema: Option<&Schema>) {
     };
     match schema.and_then(|s| s.x_list_type.as_deref()) {
         Some("map") => {
-            let keys = &schema.map_or(&[][..], |s| s.x_list_map_keys.as_slice());
+            let keys = schema.map_or(&[][..], |s| s.x_list_map_keys.as_slice());
             let item_schema = schema.and_then(|s| s.items.as_deref());
-            let key_of = |v: &Json| -> Vec<Json> {
-                keys.iter()
-                    .map(|k| v.get(k).cloned().unwrap_or(Json::Null))
-                    .collect()
+            // An entry's key as text, so that entries are found by hashing, in linear time.
+            let key_of = |v: &Json| -> String {
+                let key: Vec<&Json> = keys
+                    .iter()
+                    .map(|k| v.get(k).unwrap_or(&Json::Null))
+                    .collect();
+                serde_json::to_string(&key).unwrap_or_default()
             };
+            // The live object may repeat a key (structured-merge-diff reads it with
+            // `AllowDuplicates`): the entries of a key the configuration applies become one,
+            // the first.
+            let applied: HashSet<String> = items.iter().map(key_of).collect();
+            let mut seen = HashSet::new();
+            existing.retain(|e| {
+                let k = key_of(e);
+                !applied.contains(&k) || seen.insert(k)
+            });
+            let mut index: HashMap<String, usize> = existing
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (key_of(e), i))
+                .collect();
             for item in items {
                 let key = key_of(&item);
-                match existing.iter().position(|e| key_of(e) == key) {
-                    Some(i) => {
-                        // The live object may repeat a key (structured-merge-diff reads it
-                        // with `AllowDuplicates`): the entries applied to become one.
-                        let mut seen = 0;
-                        existing.retain(|e| {
-                            let same = key_of(e) == key;
-                            seen += usize::from(same);
-                            !same || seen == 1
-                        });
+                match index.get(&key) {
+                    Some(&i) => {
                         if let (Some(slot), Json::Object(p)) = (existing.get_mut(i), item) {
                             cel_syntax::stack::guarded(|| merge_object(slot, p, item_schema));
                         }
                     }
-                    None => existing.push(item),
+                    None => {
+                        index.insert(key, existing.len());
+                        existing.push(item);
+                    }
                 }
             }
         }
         Some("set") => {
+            let mut present: HashSet<String> = existing.iter().map(Json::to_string).collect();
             for item in items {
-                if !existing.contains(&item) {
+                if present.insert(item.to_string()) {
                     existing.push(item);
                 }
             }
