@@ -605,6 +605,23 @@ fn merge_list(target: &mut Json, items: Vec<Json>) {
         *existing = items;
         return;
     }
+    // Entries with the same key are one entry to apply: duplicates of an applied name merge
+    // away, into the first. Found by hashing, in linear time.
+    let applied: std::collections::HashSet<String> = items
+        .iter()
+        .filter_map(name_of)
+        .map(str::to_string)
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    existing.retain(|e| {
+        let name = name_of(e).unwrap_or("");
+        !applied.contains(name) || seen.insert(name.to_string())
+    });
+    let mut index: std::collections::HashMap<String, usize> = existing
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| Some((name_of(e)?.to_string(), i)))
+        .collect();
     for item in items {
         let Json::Object(p) = item else { continue };
         let name = p
@@ -612,23 +629,16 @@ fn merge_list(target: &mut Json, items: Vec<Json>) {
             .and_then(Json::as_str)
             .unwrap_or("")
             .to_string();
-        match existing
-            .iter()
-            .position(|e| name_of(e) == Some(name.as_str()))
-        {
-            Some(first) => {
-                // Entries with the same key are one entry to apply: duplicates merge away.
-                let mut seen = 0;
-                existing.retain(|e| {
-                    let same = name_of(e) == Some(name.as_str());
-                    seen += usize::from(same);
-                    !same || seen == 1
-                });
-                if let Some(slot) = existing.get_mut(first) {
+        match index.get(&name) {
+            Some(&i) => {
+                if let Some(slot) = existing.get_mut(i) {
                     cel_syntax::stack::guarded(|| merge_object(slot, p));
                 }
             }
-            None => existing.push(Json::Object(p)),
+            None => {
+                index.insert(name, existing.len());
+                existing.push(Json::Object(p));
+            }
         }
     }
 }
