@@ -49,7 +49,7 @@ pub fn f64_to_i64(f: f64) -> i64 {
 /// `json.Marshal(v)` as Go writes it.
 pub fn marshal(v: &Value) -> String {
     let mut out = String::new();
-    write_value(&mut out, v, true);
+    write_value(&mut out, v, Style::Json { sort_keys: true }, false);
     out
 }
 
@@ -57,88 +57,73 @@ pub fn marshal(v: &Value) -> String {
 /// sorted keys, lists as `[]interface{}`, integers as `int64`, other numbers as `float64`).
 pub fn go_syntax(v: &Value) -> String {
     let mut out = String::new();
-    write_go_syntax(&mut out, v, false);
+    write_value(&mut out, v, Style::GoSyntax, false);
     out
-}
-
-/// `in_interface`: whether the value sits in an `interface{}` slot of a map or a slice, where
-/// Go writes nil as `interface {}(nil)` (a top-level nil is printed by the caller).
-fn write_go_syntax(out: &mut String, v: &Value, in_interface: bool) {
-    match v {
-        Value::Null if in_interface => out.push_str("interface {}(nil)"),
-        Value::Null => out.push_str("<nil>"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => match GoNumber::of(n) {
-            GoNumber::Int(i) => out.push_str(&i.to_string()),
-            GoNumber::Float(f) => out.push_str(&cel_runtime::format::format_double(f)),
-        },
-        Value::String(s) => out.push_str(&cel_runtime::format::go_quote(s)),
-        Value::Array(items) => {
-            out.push_str("[]interface {}{");
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_go_syntax(out, item, true);
-            }
-            out.push('}');
-        }
-        Value::Object(map) => {
-            // fmt prints a map's keys sorted.
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-            out.push_str("map[string]interface {}{");
-            for (i, (k, item)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(&cel_runtime::format::go_quote(k));
-                out.push(':');
-                write_go_syntax(out, item, true);
-            }
-            out.push('}');
-        }
-    }
 }
 
 /// As [`marshal`], but objects keep their keys' order: how Go marshals a struct (fields in
 /// declaration order), for values built to stand for Go structs.
 pub fn marshal_struct(v: &Value) -> String {
     let mut out = String::new();
-    write_value(&mut out, v, false);
+    write_value(&mut out, v, Style::Json { sort_keys: false }, false);
     out
 }
 
-fn write_value(out: &mut String, v: &Value, sort_keys: bool) {
+/// How a value is written: as `encoding/json` does (a map's keys sorted, a struct's in
+/// order), or as `fmt`'s `%#v` does.
+#[derive(Clone, Copy)]
+enum Style {
+    Json { sort_keys: bool },
+    GoSyntax,
+}
+
+/// `nested`: whether the value sits in a slice or a map, where `%#v` writes nil as
+/// `interface {}(nil)` (`<nil>` at the top).
+fn write_value(out: &mut String, v: &Value, style: Style, nested: bool) {
+    let go = matches!(style, Style::GoSyntax);
+    let text = |out: &mut String, s: &str| {
+        if go {
+            out.push_str(&cel_runtime::format::go_quote(s));
+        } else {
+            write_string(out, s);
+        }
+    };
+    let separator = if go { ", " } else { "," };
     match v {
+        Value::Null if go && nested => out.push_str("interface {}(nil)"),
+        Value::Null if go => out.push_str("<nil>"),
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => write_number(out, GoNumber::of(n)),
-        Value::String(s) => write_string(out, s),
+        Value::Number(n) => match (go, GoNumber::of(n)) {
+            (true, GoNumber::Float(f)) => out.push_str(&cel_runtime::format::format_double(f)),
+            (_, n) => write_number(out, n),
+        },
+        Value::String(s) => text(out, s),
         Value::Array(items) => {
-            out.push('[');
+            out.push_str(if go { "[]interface {}{" } else { "[" });
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push_str(separator);
                 }
-                write_value(out, item, sort_keys);
+                write_value(out, item, style, true);
             }
-            out.push(']');
+            out.push(if go { '}' } else { ']' });
         }
         Value::Object(map) => {
-            // Go marshals a map[string]interface{} with its keys sorted by bytes.
+            // Go marshals a map[string]interface{} with its keys sorted by bytes, and fmt
+            // prints a map's keys sorted.
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            if sort_keys {
+            if go || matches!(style, Style::Json { sort_keys: true }) {
                 entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
             }
-            out.push('{');
+            out.push_str(if go { "map[string]interface {}{" } else { "{" });
             for (i, (k, item)) in entries.into_iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push_str(separator);
                 }
-                write_string(out, k);
+                text(out, k);
                 out.push(':');
-                write_value(out, item, sort_keys);
+                write_value(out, item, style, true);
             }
             out.push('}');
         }

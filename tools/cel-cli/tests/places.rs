@@ -1,28 +1,11 @@
 //! `cel eval --env NAME` and `cel functions --env NAME`: the batch line format of issue 34.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod support;
 
+/// Runs `cel` with `input` on standard input: success, standard output, standard error.
 fn cel_stdin(args: &[&str], input: &str) -> (bool, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cel"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run cel");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("write");
-    let o = child.wait_with_output().expect("wait");
-    (
-        o.status.success(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    let o = support::cel_stdin(args, input);
+    (o.status.success(), support::stdout(&o), support::stderr(&o))
 }
 
 #[test]
