@@ -2,7 +2,7 @@
 //! of the field, the offending value and a detail, printed as
 //! `spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"`.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 /// The kind of a field error; [`ErrorType::as_str`] is Kubernetes' `field.ErrorType` value
 /// (`FieldValueInvalid`), [`ErrorType::text`] what its message says (`Invalid value`).
@@ -288,7 +288,8 @@ impl Path {
 
     /// The path of a named child (`spec.replicas`).
     pub fn child(&self, name: &str) -> Path {
-        let mut text = self.text.clone();
+        let mut text = String::with_capacity(self.text.len() + name.len() + 1);
+        text.push_str(&self.text);
         if !text.is_empty() {
             text.push('.');
         }
@@ -298,16 +299,22 @@ impl Path {
 
     /// The path of a list element (`items[2]`).
     pub fn index(&self, i: usize) -> Path {
-        Path {
-            text: format!("{}[{i}]", self.text),
-        }
+        // Sized once: paths are made for every node a validation walks, errors or not.
+        let mut text = String::with_capacity(self.text.len() + 8);
+        text.push_str(&self.text);
+        // Writing to a String cannot fail.
+        let _ = write!(text, "[{i}]");
+        Path { text }
     }
 
     /// The path of a map entry (`labels[app]`).
     pub fn key(&self, k: &str) -> Path {
-        Path {
-            text: format!("{}[{k}]", self.text),
-        }
+        let mut text = String::with_capacity(self.text.len() + k.len() + 2);
+        text.push_str(&self.text);
+        text.push('[');
+        text.push_str(k);
+        text.push(']');
+        Path { text }
     }
 
     /// Whether this is the empty path.
@@ -353,6 +360,7 @@ mod tests {
             "d",
         );
         assert_eq!(j.to_string(), r#"l[0][k]: Invalid value: ["a"]: d"#);
+        assert_eq!(Path::new("l").index(1907).index(10).as_str(), "l[1907][10]");
         let f = FieldError::new(
             ErrorType::NotSupported,
             &Path::new("f"),

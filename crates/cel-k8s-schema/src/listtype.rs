@@ -102,7 +102,12 @@ fn identity(v: &Value) -> String {
     match v {
         Value::Null => "n".to_string(),
         Value::Bool(b) => format!("b{b}"),
-        Value::String(s) => format!("s{s}"),
+        Value::String(s) => {
+            let mut key = String::with_capacity(s.len() + 1);
+            key.push('s');
+            key.push_str(s);
+            key
+        }
         Value::Number(n) => match GoNumber::of(n) {
             GoNumber::Int(i) => format!("i{i}"),
             // Go compares float keys with ==, so -0 and 0 are one key.
