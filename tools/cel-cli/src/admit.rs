@@ -42,6 +42,7 @@ use celerity_kubernetes::admission::{
 use rayon::prelude::*;
 use serde_json::{Map, Value as Json, json};
 
+use celerity_kubernetes::builtin::server_object::server_object;
 use celerity_kubernetes::crd::CrdSet;
 
 use crate::eval::BackendArg;
@@ -113,6 +114,14 @@ pub(crate) struct AdmitArgs {
     /// bug. Work still running 10 seconds later ends the command with status 3.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = seconds)]
     time_limit: f64,
+    /// Hand policies the manifests as written, instead of as the API server builds them
+    /// (built-in kinds with the release's defaults, encoded as Go encodes them).
+    #[arg(long)]
+    no_defaults: bool,
+    /// Also print the object (and old object) each request's policies received, after
+    /// decoding and defaults.
+    #[arg(long)]
+    show_object: bool,
 }
 
 /// A time limit in seconds: positive and finite.
@@ -185,6 +194,8 @@ struct Loaded {
     objects: Vec<(Document, Result<Json, String>)>,
     olds: HashMap<ObjectKey, Json>,
     authorizer: Arc<RulesAuthorizer>,
+    /// The release whose API server builds the request's objects (none: as written).
+    server_minor: Option<u32>,
 }
 
 /// Reads and compiles what the flags name; bad documents are reported and set `bad`.
@@ -262,6 +273,7 @@ fn load(
         params,
         namespaces,
         time_limit: args.limit(),
+        server_objects: !args.no_defaults,
         ..PolicyInputs::default()
     };
     let (schemas, crds_bad) = crate::check_policy::schemas(&args.crds, version)?;
@@ -290,6 +302,7 @@ fn load(
         objects,
         olds,
         authorizer: Arc::new(authorizer),
+        server_minor: (!args.no_defaults).then_some(version.minor),
     })
 }
 
@@ -359,6 +372,11 @@ fn admit_one(
         Operation::Delete => (None, Some(object.clone())),
         _ => (Some(object.clone()), old),
     };
+    let stored = |o: Json| match loaded.server_minor {
+        Some(minor) => server_object(minor, &o),
+        None => o,
+    };
+    let (new, old) = (new.map(stored), old.map(stored));
     let has_namespace = object
         .get("metadata")
         .and_then(|m| m.get("namespace"))
@@ -412,8 +430,24 @@ fn report(
             }
         }
         match args.output {
-            AdmitOutput::Json => out.line(object_json(doc, a)),
-            AdmitOutput::Text => out.text(&object_text(doc, a)),
+            AdmitOutput::Json => {
+                let mut line = object_json(doc, a);
+                if args.show_object
+                    && let (Json::Object(m), Some(req)) = (&mut line, &a.request)
+                {
+                    m.insert(
+                        "received".into(),
+                        json!({"object": req.object, "oldObject": req.old_object}),
+                    );
+                }
+                out.line(line)
+            }
+            AdmitOutput::Text => {
+                out.text(&object_text(doc, a));
+                if args.show_object {
+                    out.text(&received_text(a));
+                }
+            }
             AdmitOutput::Yaml => {
                 eprint!(
                     "{}",
@@ -503,6 +537,23 @@ fn object_text(doc: &Document, a: &Admitted) -> String {
     if r.allowed && r.object != req.object {
         s.push_str("  mutated object:\n");
         if let Some(o) = &r.object {
+            for line in to_yaml(o).lines() {
+                s.push_str(&format!("    {line}\n"));
+            }
+        }
+    }
+    s
+}
+
+/// `--show-object`: the objects the request carried to the policies.
+fn received_text(a: &Admitted) -> String {
+    let Some(req) = &a.request else {
+        return String::new();
+    };
+    let mut s = String::new();
+    for (name, o) in [("object", &req.object), ("oldObject", &req.old_object)] {
+        if let Some(o) = o {
+            s.push_str(&format!("  {name} received:\n"));
             for line in to_yaml(o).lines() {
                 s.push_str(&format!("    {line}\n"));
             }

@@ -22,6 +22,7 @@ use super::policy::{
 };
 use super::request::{Gvk, Gvr, Request, builtin_kind};
 use super::validating::{AnnotationResult, CompiledPolicy, Decision, match_conditions, validate};
+use crate::builtin::server_object::server_object;
 use celerity::{Backend, Deadline, Value};
 
 /// What a policy set is compiled with, besides its policies and bindings.
@@ -46,6 +47,11 @@ pub struct PolicyInputs {
     /// ([`REQUEST_TIME_LIMIT`] by default): a bound that holds against a bug, beside the
     /// cost budgets that bound what expressions do.
     pub time_limit: Duration,
+    /// Whether namespaces and params are taken as the API server stores them: built-in kinds
+    /// with their release's defaults and Go's encoding
+    /// ([`crate::builtin::server_object::server_object`]), and a namespace not given with the
+    /// `kubernetes.io/metadata.name` label every Namespace carries (off by default).
+    pub server_objects: bool,
 }
 
 /// The default [`PolicyInputs::time_limit`]: generous, since cost budgets already bound
@@ -63,6 +69,7 @@ impl Default for PolicyInputs {
             scopes: HashMap::new(),
             equivalents: Equivalents::default(),
             time_limit: REQUEST_TIME_LIMIT,
+            server_objects: false,
         }
     }
 }
@@ -140,6 +147,9 @@ pub struct PolicySet {
     problems: Vec<String>,
     allow_all: Arc<RulesAuthorizer>,
     time_limit: Duration,
+    /// The release whose stored objects namespaces and params are, when
+    /// [`PolicyInputs::server_objects`].
+    server_minor: Option<u32>,
 }
 
 /// A namespace as matching and expressions see it.
@@ -192,10 +202,19 @@ impl PolicySet {
                 ));
             }
         }
+        let server_minor = inputs
+            .server_objects
+            .then(|| inputs.version.unwrap_or(KubeVersion::DEFAULT).minor);
+        let stored = |o: &Json| match server_minor {
+            Some(minor) => server_object(minor, o),
+            None => o.clone(),
+        };
         let namespaces = inputs
             .namespaces
             .iter()
+            .map(stored)
             .filter_map(|n| {
+                let n = &n;
                 let ns = Namespace {
                     labels: Arc::new(Request::labels_of(Some(n)).unwrap_or_default()),
                     value: env.namespace_value(Some(n)),
@@ -206,7 +225,11 @@ impl PolicySet {
         let params = inputs
             .params
             .iter()
-            .map(|p| (p.clone(), untyped(p)))
+            .map(stored)
+            .map(|p| {
+                let value = untyped(&p);
+                (p, value)
+            })
             .collect();
         PolicySet {
             env,
@@ -219,6 +242,7 @@ impl PolicySet {
             problems,
             allow_all: Arc::new(RulesAuthorizer::default()),
             time_limit: inputs.time_limit,
+            server_minor,
         }
     }
 
@@ -349,9 +373,12 @@ impl PolicySet {
             return None;
         }
         Some(self.namespaces.get(&r.namespace).cloned().unwrap_or_else(|| {
-            let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": r.namespace}});
+            let mut ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": r.namespace}});
+            if let Some(minor) = self.server_minor {
+                ns = server_object(minor, &ns);
+            }
             Namespace {
-                labels: Arc::new(Vec::new()),
+                labels: Arc::new(Request::labels_of(Some(&ns)).unwrap_or_default()),
                 value: self.env.namespace_value(Some(&ns)),
             }
         }))
