@@ -147,7 +147,7 @@ pub(crate) fn run(args: &AdmitArgs) -> ExitCode {
                 "--batch reads everything from its file: give no --policy or manifests",
             );
         }
-        return run_batch(path, args.backend.backend(), args.limit());
+        return run_batch(path, args.backend.backend(), args.limit(), args.no_defaults);
     }
     if args.policies.is_empty() && args.bindings.is_empty() {
         return bad_input("at least one --policy is required");
@@ -596,7 +596,13 @@ fn to_yaml(o: &Json) -> String {
 }
 
 /// `--batch`: one request per line; status 1 unless every line is admitted.
-fn run_batch(path: &str, backend: celerity::Backend, limit: Duration) -> ExitCode {
+/// `--no-defaults` makes every line's `defaults` false unless the line says otherwise.
+fn run_batch(
+    path: &str,
+    backend: celerity::Backend,
+    limit: Duration,
+    no_defaults: bool,
+) -> ExitCode {
     let watchdog = Watchdog::start(limit + GRACE);
     let mut line = 0usize;
     crate::batch::run_lines_as(
@@ -606,6 +612,11 @@ fn run_batch(path: &str, backend: celerity::Backend, limit: Duration) -> ExitCod
         |case| {
             line += 1;
             let _watched = watchdog.watch(format!("{path}: line {line}"));
+            if no_defaults && !case.contains_key("defaults") {
+                let mut case = case.clone();
+                case.insert("defaults".into(), Json::Bool(false));
+                return batch_line(&case, backend, limit);
+            }
             batch_line(case, backend, limit)
         },
     )
