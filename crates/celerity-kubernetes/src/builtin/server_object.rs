@@ -14,7 +14,7 @@
 //! * the defaulting functions fill what the manifest leaves out (`imagePullPolicy` from the
 //!   image's tag, `restartPolicy: Always`, `protocol: TCP`, `replicas: 1`, ...).
 //!
-//! The facts are data ([`Rule`] tables below), one table per Go type, each line naming its
+//! The facts are data (`Rule` tables below), one table per Go type, each line naming its
 //! source: the type's field tags in `k8s.io/api` (`core/v1/types.go`, `apps/v1/types.go`,
 //! `batch/v1/types.go`, `networking/v1/types.go`, `rbac/v1/types.go`, `storage/v1/types.go`)
 //! and the defaulting functions of `k8s.io/kubernetes` (`pkg/apis/<group>/v1/defaults.go`),
