@@ -28,6 +28,8 @@ use cel_k8s_schema::names::{self, NameCheck};
 use serde::Deserialize;
 use serde_json::{Map, Value as Json, json};
 
+pub mod server_object;
+
 mod data {
     include!(concat!(env!("OUT_DIR"), "/builtin_data.rs"));
 }

@@ -42,6 +42,7 @@ use celerity_kubernetes::admission::{
 use rayon::prelude::*;
 use serde_json::{Map, Value as Json, json};
 
+use celerity_kubernetes::builtin::server_object::server_object;
 use celerity_kubernetes::crd::CrdSet;
 
 use crate::eval::BackendArg;
@@ -113,6 +114,14 @@ pub(crate) struct AdmitArgs {
     /// bug. Work still running 10 seconds later ends the command with status 3.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = seconds)]
     time_limit: f64,
+    /// Hand policies the manifests as written, instead of as the API server builds them
+    /// (built-in kinds with the release's defaults, encoded as Go encodes them).
+    #[arg(long)]
+    no_defaults: bool,
+    /// Also print the object (and old object) each request's policies received, after
+    /// decoding and defaults.
+    #[arg(long)]
+    show_object: bool,
 }
 
 /// A time limit in seconds: positive and finite.
@@ -138,7 +147,7 @@ pub(crate) fn run(args: &AdmitArgs) -> ExitCode {
                 "--batch reads everything from its file: give no --policy or manifests",
             );
         }
-        return run_batch(path, args.backend.backend(), args.limit());
+        return run_batch(path, args.backend.backend(), args.limit(), args.no_defaults);
     }
     if args.policies.is_empty() && args.bindings.is_empty() {
         return bad_input("at least one --policy is required");
@@ -185,6 +194,8 @@ struct Loaded {
     objects: Vec<(Document, Result<Json, String>)>,
     olds: HashMap<ObjectKey, Json>,
     authorizer: Arc<RulesAuthorizer>,
+    /// The release whose API server builds the request's objects (none: as written).
+    server_minor: Option<u32>,
 }
 
 /// Reads and compiles what the flags name; bad documents are reported and set `bad`.
@@ -267,6 +278,7 @@ fn load(
         time_limit: args.limit(),
         // ApplyConfigurations merge by the kinds' schemas, as the API server's do.
         schemas: Some(schemas.clone()),
+        server_objects: !args.no_defaults,
         ..PolicyInputs::default()
     };
     if args.typecheck {
@@ -293,6 +305,7 @@ fn load(
         objects,
         olds,
         authorizer: Arc::new(authorizer),
+        server_minor: (!args.no_defaults).then_some(version.minor),
     })
 }
 
@@ -362,6 +375,11 @@ fn admit_one(
         Operation::Delete => (None, Some(object.clone())),
         _ => (Some(object.clone()), old),
     };
+    let stored = |o: Json| match loaded.server_minor {
+        Some(minor) => server_object(minor, &o),
+        None => o,
+    };
+    let (new, old) = (new.map(stored), old.map(stored));
     let has_namespace = object
         .get("metadata")
         .and_then(|m| m.get("namespace"))
@@ -415,8 +433,24 @@ fn report(
             }
         }
         match args.output {
-            AdmitOutput::Json => out.line(object_json(doc, a)),
-            AdmitOutput::Text => out.text(&object_text(doc, a)),
+            AdmitOutput::Json => {
+                let mut line = object_json(doc, a);
+                if args.show_object
+                    && let (Json::Object(m), Some(req)) = (&mut line, &a.request)
+                {
+                    m.insert(
+                        "received".into(),
+                        json!({"object": req.object, "oldObject": req.old_object}),
+                    );
+                }
+                out.line(line)
+            }
+            AdmitOutput::Text => {
+                out.text(&object_text(doc, a));
+                if args.show_object {
+                    out.text(&received_text(a));
+                }
+            }
             AdmitOutput::Yaml => {
                 eprint!(
                     "{}",
@@ -514,6 +548,23 @@ fn object_text(doc: &Document, a: &Admitted) -> String {
     s
 }
 
+/// `--show-object`: the objects the request carried to the policies.
+fn received_text(a: &Admitted) -> String {
+    let Some(req) = &a.request else {
+        return String::new();
+    };
+    let mut s = String::new();
+    for (name, o) in [("object", &req.object), ("oldObject", &req.old_object)] {
+        if let Some(o) = o {
+            s.push_str(&format!("  {name} received:\n"));
+            for line in to_yaml(o).lines() {
+                s.push_str(&format!("    {line}\n"));
+            }
+        }
+    }
+    s
+}
+
 fn object_json(doc: &Document, a: &Admitted) -> Json {
     let mut m = Map::new();
     m.insert("file".into(), json!(&*doc.file));
@@ -548,7 +599,13 @@ fn to_yaml(o: &Json) -> String {
 }
 
 /// `--batch`: one request per line; status 1 unless every line is admitted.
-fn run_batch(path: &str, backend: celerity::Backend, limit: Duration) -> ExitCode {
+/// `--no-defaults` makes every line's `defaults` false unless the line says otherwise.
+fn run_batch(
+    path: &str,
+    backend: celerity::Backend,
+    limit: Duration,
+    no_defaults: bool,
+) -> ExitCode {
     let watchdog = Watchdog::start(limit + GRACE);
     let mut line = 0usize;
     crate::batch::run_lines_as(
@@ -558,6 +615,11 @@ fn run_batch(path: &str, backend: celerity::Backend, limit: Duration) -> ExitCod
         |case| {
             line += 1;
             let _watched = watchdog.watch(format!("{path}: line {line}"));
+            if no_defaults && !case.contains_key("defaults") {
+                let mut case = case.clone();
+                case.insert("defaults".into(), Json::Bool(false));
+                return batch_line(&case, backend, limit);
+            }
             batch_line(case, backend, limit)
         },
     )

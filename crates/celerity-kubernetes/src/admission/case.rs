@@ -9,8 +9,12 @@
 //!  "subresource": "", "name": "...", "namespace": "...",
 //!  "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
 //!  "user": {"username": "...", "groups": [...]}, "dry_run": false, "authz": [...],
-//!  "scopes": {"example.com/v1/Limits": "Namespaced"}, "version": "1.36"}
+//!  "scopes": {"example.com/v1/Limits": "Namespaced"}, "version": "1.36", "defaults": true}
 //! ```
+//!
+//! `defaults` (true unless given): the object, the old object, params and namespaces are
+//! taken as the API server builds them for built-in kinds
+//! ([`crate::builtin::server_object`]); `false` takes them as written.
 //!
 //! Everything but `policies` and `object` is optional (a DELETE has an `old_object`
 //! instead of an object). Kind, resource, name and namespace default to the object's.
@@ -23,6 +27,7 @@ use serde_json::{Map, Value as Json, json};
 use super::authz_rules::RulesAuthorizer;
 use super::dispatch::{PolicyInputs, PolicySet, Response};
 use super::request::{Gvk, Gvr, Operation, Request, UserInfo};
+use crate::builtin::server_object::server_object;
 use crate::crd::{CrdOptions, CrdSet};
 use celerity::Backend;
 use celerity::kubernetes::KubeVersion;
@@ -47,6 +52,7 @@ pub const CASE_FIELDS: &[&str] = &[
     "authz",
     "scopes",
     "version",
+    "defaults",
 ];
 
 /// A case, read and compiled.
@@ -177,9 +183,15 @@ impl AdmissionCase {
         let version = string(case, "version")?
             .map(|v| parse_version(&v))
             .transpose()?;
+        let defaults = match case.get("defaults") {
+            None | Some(Json::Null) => true,
+            Some(Json::Bool(b)) => *b,
+            Some(_) => return Err("defaults: expected a boolean".into()),
+        };
         let inputs = PolicyInputs {
             version,
             backend,
+            server_objects: defaults,
             params: list(case, "params")?,
             namespaces: list(case, "namespaces")?,
             scopes: scopes(case)?,
@@ -194,7 +206,16 @@ impl AdmissionCase {
             Some(rules) => RulesAuthorizer::from_json(rules)
                 .map_err(|e| format!("authz{}", e.join("; authz")))?,
         };
-        let request = request(case, &inputs.scopes)?;
+        let mut request = request(case, &inputs.scopes)?;
+        if defaults {
+            let minor = version.unwrap_or(KubeVersion::DEFAULT).minor;
+            for o in [&mut request.object, &mut request.old_object]
+                .into_iter()
+                .flatten()
+            {
+                *o = server_object(minor, o);
+            }
+        }
         Ok(AdmissionCase {
             set,
             request,

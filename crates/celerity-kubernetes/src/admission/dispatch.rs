@@ -23,6 +23,7 @@ use super::policy::{
 };
 use super::request::{Gvk, Gvr, Request, builtin_kind};
 use super::validating::{AnnotationResult, CompiledPolicy, Decision, match_conditions, validate};
+use crate::builtin::server_object::server_object;
 use celerity::{Backend, Deadline, Value};
 
 /// What a policy set is compiled with, besides its policies and bindings.
@@ -52,6 +53,11 @@ pub struct PolicyInputs {
     /// the API server's structured merge does ([`super::apply`]). Without them (or for a
     /// kind they do not serve) the schema-less subset applies.
     pub schemas: Option<Arc<crate::crd::CrdSet>>,
+    /// Whether namespaces and params are taken as the API server stores them: built-in kinds
+    /// with their release's defaults and Go's encoding
+    /// ([`crate::builtin::server_object::server_object`]), and a namespace not given with the
+    /// `kubernetes.io/metadata.name` label every Namespace carries (off by default).
+    pub server_objects: bool,
 }
 
 /// The default [`PolicyInputs::time_limit`]: generous, since cost budgets already bound
@@ -70,6 +76,7 @@ impl Default for PolicyInputs {
             equivalents: Equivalents::default(),
             time_limit: REQUEST_TIME_LIMIT,
             schemas: None,
+            server_objects: false,
         }
     }
 }
@@ -151,6 +158,9 @@ pub struct PolicySet {
     /// The schemas read so far, by `apiVersion` and kind (inlining a built-in kind's schema
     /// is done once per set).
     schema_cache: Mutex<HashMap<ApiKind, Option<Arc<Schema>>>>,
+    /// The release whose stored objects namespaces and params are, when
+    /// [`PolicyInputs::server_objects`].
+    server_minor: Option<u32>,
 }
 
 /// An object's `apiVersion` and kind.
@@ -206,10 +216,19 @@ impl PolicySet {
                 ));
             }
         }
+        let server_minor = inputs
+            .server_objects
+            .then(|| inputs.version.unwrap_or(KubeVersion::DEFAULT).minor);
+        let stored = |o: &Json| match server_minor {
+            Some(minor) => server_object(minor, o),
+            None => o.clone(),
+        };
         let namespaces = inputs
             .namespaces
             .iter()
+            .map(stored)
             .filter_map(|n| {
+                let n = &n;
                 let ns = Namespace {
                     labels: Arc::new(Request::labels_of(Some(n)).unwrap_or_default()),
                     value: env.namespace_value(Some(n)),
@@ -220,7 +239,11 @@ impl PolicySet {
         let params = inputs
             .params
             .iter()
-            .map(|p| (p.clone(), untyped(p)))
+            .map(stored)
+            .map(|p| {
+                let value = untyped(&p);
+                (p, value)
+            })
             .collect();
         PolicySet {
             env,
@@ -235,6 +258,7 @@ impl PolicySet {
             time_limit: inputs.time_limit,
             schemas: inputs.schemas.clone(),
             schema_cache: Mutex::default(),
+            server_minor,
         }
     }
 
@@ -388,9 +412,12 @@ impl PolicySet {
             return None;
         }
         Some(self.namespaces.get(&r.namespace).cloned().unwrap_or_else(|| {
-            let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": r.namespace}});
+            let mut ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": r.namespace}});
+            if let Some(minor) = self.server_minor {
+                ns = server_object(minor, &ns);
+            }
             Namespace {
-                labels: Arc::new(Vec::new()),
+                labels: Arc::new(Request::labels_of(Some(&ns)).unwrap_or_default()),
                 value: self.env.namespace_value(Some(&ns)),
             }
         }))
