@@ -131,3 +131,86 @@ fn kubernetes_place_cases_pass_on_both_backends() {
         failures.join("\n")
     );
 }
+
+/// Kubernetes' tests of the JWT authenticator (`spec-tests/cases/places/jwt/*.jsonl`):
+/// `{"name", "jwt": {a jwt[] item}, "claims", "now": seconds, "source"}` with what the test
+/// expects: `user` (username, uid, groups, extra), `error` (the authenticator's error,
+/// exactly), `init_error` (the configuration's, exactly) or `skip` (the authenticator does
+/// not take the token: its issuer is another). `known_failure` says why a case does not
+/// pass yet; the test checks that it still fails.
+fn run_jwt(case: &Json, backend: Backend) -> Result<(), String> {
+    use celerity_kubernetes::places::jwt::JwtAuthenticator;
+    let authenticator = match JwtAuthenticator::new(
+        &case["jwt"],
+        "",
+        celerity::kubernetes::NEWEST_VERSION,
+        backend,
+    ) {
+        Ok(a) => a,
+        Err(e) => {
+            return match case["init_error"].as_str() {
+                Some(want) if e == want => Ok(()),
+                _ => Err(format!("init error {e:?}")),
+            };
+        }
+    };
+    if case.get("init_error").is_some() {
+        return Err("initialised".into());
+    }
+    let claims = &case["claims"];
+    if case["skip"] == Json::Bool(true) {
+        return match authenticator.accepts_issuer(claims) {
+            false => Ok(()),
+            true => Err("took the token".into()),
+        };
+    }
+    let now = case["now"].as_i64().unwrap();
+    match (
+        authenticator.authenticate(claims, now),
+        case["error"].as_str(),
+    ) {
+        (Err(e), Some(want)) if e == want => Ok(()),
+        (Err(e), _) => Err(format!("error {e:?}")),
+        (Ok(u), Some(_)) => Err(format!("no error, got {u:?}")),
+        (Ok(u), None) if u.to_json() == case["user"] => Ok(()),
+        (Ok(u), None) => Err(format!("user {}", u.to_json())),
+    }
+}
+
+#[test]
+fn kubernetes_jwt_authenticator_cases_pass_on_both_backends() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cases/places/jwt");
+    let mut cases = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("cases/places/jwt") {
+        let path = entry.expect("entry").path();
+        let text = std::fs::read_to_string(&path).expect("read");
+        for (i, line) in text.lines().enumerate() {
+            let case: Json = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), i + 1));
+            cases.push(case);
+        }
+    }
+    assert!(cases.len() >= 60, "only {} cases", cases.len());
+    let (mut passed, mut failures) = (0, Vec::new());
+    for case in &cases {
+        let name = case["name"].as_str().unwrap();
+        let known = case.get("known_failure").is_some();
+        for backend in [Backend::Interpreter, Backend::Jit] {
+            match (run_jwt(case, backend), known) {
+                (Ok(()), false) => passed += 1,
+                (Err(_), true) => {}
+                (Err(why), false) => failures.push(format!("{name} ({backend:?}): {why}")),
+                (Ok(()), true) => failures.push(format!(
+                    "{name} ({backend:?}) passes now: remove its known_failure"
+                )),
+            }
+        }
+    }
+    eprintln!("{passed} JWT case runs pass of {}", cases.len() * 2);
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

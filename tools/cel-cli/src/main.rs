@@ -32,6 +32,7 @@
 #![forbid(unsafe_code)]
 
 mod admit;
+mod authn;
 mod batch;
 mod check;
 mod check_policy;
@@ -83,6 +84,10 @@ enum Command {
     /// Type-check ValidatingAdmissionPolicies against the schemas of the kinds they match,
     /// as the API server does for `status.typeChecking`; exit 1 on warnings.
     CheckPolicy(check_policy::CheckPolicyArgs),
+    /// The user the API server's JWT authenticator (AuthenticationConfiguration `jwt[]`)
+    /// gives a token with these claims, or its error. Signatures are not checked: it
+    /// answers from the decoded claims.
+    Authn(authn::AuthnArgs),
 }
 
 /// How results are printed.
@@ -111,5 +116,6 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate::run(&args),
         Command::Admit(args) => admit::run(&args),
         Command::CheckPolicy(args) => check_policy::run(&args),
+        Command::Authn(args) => authn::run(&args),
     }
 }

@@ -116,3 +116,122 @@ fn absurd_inputs_are_errors_with_positions() {
         "{out}"
     );
 }
+
+fn repo(path: &str) -> String {
+    format!("{}/../../{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn authn_example_gives_the_user_and_the_authenticators_errors() {
+    let config = repo("examples/authn/config.yaml");
+    let claims = repo("examples/authn/claims.json");
+    let (ok, out, err) = cel_stdin(
+        &[
+            "authn",
+            "--config",
+            &config,
+            "--claims",
+            &claims,
+            "--now",
+            "1767225600",
+        ],
+        "",
+    );
+    assert!(ok, "{err}");
+    assert_eq!(
+        out,
+        concat!(
+            "username: oidc:jane@example.com\n",
+            "uid: 1234-5678\n",
+            "groups: [\"role:developer\",\"role:oncall\"]\n",
+            "extra: {\"authentication.kubernetes.io/credential-id\":[\"JTI=a1b2c3\"],\"example.com/team\":[\"checkout\"]}\n",
+        )
+    );
+    let unverified = repo("examples/authn/unverified.json");
+    let (ok, _, err) = cel_stdin(
+        &[
+            "authn",
+            "--config",
+            &config,
+            "--claims",
+            &unverified,
+            "--now",
+            "1767225600",
+        ],
+        "",
+    );
+    assert!(!ok);
+    assert_eq!(
+        err,
+        "oidc: empty username via CEL expression is not allowed\n"
+    );
+    let (ok, _, err) = cel_stdin(
+        &[
+            "authn",
+            "--config",
+            &config,
+            "--claims",
+            &claims,
+            "--now",
+            "1993456000",
+        ],
+        "",
+    );
+    assert!(!ok);
+    assert_eq!(
+        err,
+        "oidc: verify token: oidc: token is expired (Token Expiry: 2030-01-01 00:00:00 +0000 UTC)\n"
+    );
+}
+
+#[test]
+fn authn_batch_lines_print_users_or_errors() {
+    let jwt = r#"{"issuer": {"url": "https://auth.example.com", "audiences": ["my-client"]}, "claimMappings": {"username": {"expression": "claims.sub"}, "groups": {"claim": "groups", "prefix": "oidc:"}, "extra": [{"key": "example.org/foo", "valueExpression": "claims.foo"}]}}"#;
+    let line = |claims: &str| format!("{{\"jwt\": {jwt}, \"claims\": {claims}}}\n");
+    let deep = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
+    let input = [
+        line(r#"{"iss": "https://auth.example.com", "aud": "my-client", "sub": "jane", "groups": "dev", "foo": ["a", ""], "exp": 1893456000}"#),
+        line(r#"{"iss": "https://auth.example.com", "aud": "my-client", "sub": 7, "exp": 1893456000}"#),
+        line(r#"{"iss": "https://auth.example.com", "aud": "other", "sub": "jane", "exp": 1893456000}"#),
+        r#"{"jwt": {"issuer": {"url": "http://x", "audiences": ["a"]}, "claimMappings": {"extra": [{"key": "Foo", "valueExpression": "claims.x"}]}}, "claims": {}}"#.to_string() + "\n",
+        format!("{{\"jwt\": {jwt}, \"claims\": {{\"deep\": {deep}}}}}\n"),
+    ]
+    .concat();
+    let (ok, out, err) = cel_stdin(&["authn", "--batch", "-", "--now", "1767225600"], &input);
+    assert!(!ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 5, "{out}");
+    assert_eq!(
+        lines[0],
+        r#"{"ok":true,"user":{"username":"jane","uid":"","groups":["oidc:dev"],"extra":{"example.org/foo":["a"]}}}"#
+    );
+    assert_eq!(
+        lines[1],
+        r#"{"ok":false,"error":"oidc: error evaluating username claim expression: username claim expression must return a string"}"#
+    );
+    assert_eq!(
+        lines[2],
+        r#"{"ok":false,"error":"oidc: verify token: oidc: expected audience \"my-client\" got [\"other\"]"}"#
+    );
+    assert!(
+        lines[3].starts_with(r#"{"ok":false,"error":"["#),
+        "{}",
+        lines[3]
+    );
+    assert!(
+        lines[3].contains(r#"issuer.url: Invalid value: \"http://x\": URL scheme must be https"#)
+    );
+    assert!(
+        lines[3]
+            .contains("claimMappings.username: Required value: claim or expression is required")
+    );
+    assert!(
+        lines[3]
+            .contains(r#"claimMappings.extra[0].key: Invalid value: \"Foo\": must be lowercase"#)
+    );
+    assert!(
+        lines[4].starts_with(r#"{"ok":false,"error":"invalid JSON"#),
+        "{}",
+        lines[4]
+    );
+}

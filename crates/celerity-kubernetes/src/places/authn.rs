@@ -31,6 +31,17 @@ pub const USER_TYPE: &str = "kubernetes.UserInfo";
 #[derive(Debug)]
 pub struct AuthnTypes {
     user: Option<ValueModel>,
+    /// From 1.34 the authenticator hands the expressions lazy maps built from Go values
+    /// (`newClaimsValue`, `newUserInfoValue` in `plugin/pkg/authenticator/token/oidc`):
+    /// every JSON number of the claims is a `double`, and the user has all four fields,
+    /// empty or not. Before, both went through unstructured data (integral numbers are
+    /// `int`, empty fields absent).
+    lazy: bool,
+}
+
+/// Whether `version` builds the authentication values lazily (see [`AuthnTypes`]).
+fn lazy_values(version: KubeVersion) -> bool {
+    version >= KubeVersion::new(1, 34)
 }
 
 /// The schema `user` is typed by (`buildUserType`).
@@ -52,7 +63,13 @@ pub fn claims_env(version: KubeVersion) -> (Env, AuthnTypes) {
         .cost_limit(Some(PER_CALL_LIMIT))
         .variable("claims", Type::map(Type::String, Type::Any))
         .build();
-    (env, AuthnTypes { user: None })
+    (
+        env,
+        AuthnTypes {
+            user: None,
+            lazy: lazy_values(version),
+        },
+    )
 }
 
 /// The environment of `userValidationRules`.
@@ -66,7 +83,13 @@ pub fn user_env(version: KubeVersion) -> (Env, AuthnTypes) {
         .cost_limit(Some(PER_CALL_LIMIT))
         .variable("user", decl.cel_type())
         .build();
-    (env, AuthnTypes { user: Some(model) })
+    (
+        env,
+        AuthnTypes {
+            user: Some(model),
+            lazy: lazy_values(version),
+        },
+    )
 }
 
 impl AuthnTypes {
@@ -75,11 +98,17 @@ impl AuthnTypes {
         match (&self.user, name) {
             (Some(model), "user") => {
                 check_user(json, name)?;
-                Ok(model.to_value(&user_fields(json)))
+                Ok(model.to_value(&user_fields(json, self.lazy)))
             }
             (_, _) => {
                 expect_object(json, name)?;
-                Ok(cel_k8s_schema::value::untyped(json))
+                if self.lazy {
+                    let mut doubles = json.clone();
+                    numbers_as_doubles(&mut doubles);
+                    Ok(cel_k8s_schema::value::untyped(&doubles))
+                } else {
+                    Ok(cel_k8s_schema::value::untyped(json))
+                }
             }
         }
     }
@@ -125,14 +154,43 @@ pub(crate) fn check_strings(v: &Json, path: &str) -> Result<(), String> {
     }
 }
 
-/// The user the API server gives the rules: the authenticator converts its
+/// Every number of a JSON value as a floating-point number, as Go's `encoding/json` decodes
+/// numbers into `any` (iteratively: claims may be deep).
+fn numbers_as_doubles(json: &mut Json) {
+    let mut stack = vec![json];
+    while let Some(j) = stack.pop() {
+        match j {
+            Json::Number(n) if !n.is_f64() => {
+                if let Some(f) = n.as_f64().and_then(serde_json::Number::from_f64) {
+                    *n = f;
+                }
+            }
+            Json::Array(a) => stack.extend(a.iter_mut()),
+            Json::Object(o) => stack.extend(o.values_mut()),
+            _ => {}
+        }
+    }
+}
+
+/// The user the API server gives the rules. Before 1.34 the authenticator converts its
 /// `authenticationv1.UserInfo` to unstructured data (`plugin/pkg/authenticator/token/oidc`),
 /// which leaves out the `omitempty` fields that are empty: an empty uid, no groups, no
-/// extra are absent, and `has()` says so.
-fn user_fields(json: &Json) -> Json {
+/// extra are absent, and `has()` says so. From 1.34 (`lazy`) all four are there, empty or
+/// not.
+fn user_fields(json: &Json, lazy: bool) -> Json {
     let mut out = serde_json::Map::new();
     if let Some(user) = json.as_object() {
         for k in ["username", "uid", "groups", "extra"] {
+            if lazy {
+                let v = match (k, user.get(k)) {
+                    (_, Some(v)) if !v.is_null() => v.clone(),
+                    ("groups", _) => Json::Array(Vec::new()),
+                    ("extra", _) => Json::Object(serde_json::Map::new()),
+                    _ => Json::String(String::new()),
+                };
+                out.insert(k.to_string(), v);
+                continue;
+            }
             let empty = match user.get(k) {
                 None | Some(Json::Null) => true,
                 Some(Json::String(s)) => s.is_empty(),

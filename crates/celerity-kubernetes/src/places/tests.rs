@@ -119,7 +119,9 @@ fn authn_user() {
     );
     ok(
         Place::AuthnUser,
-        "!has(user.groups) && !has(user.uid)",
+        // From 1.34 the user is a lazy map with all four fields, empty or not
+        // (`newUserInfoValue`); before, empty fields were left out.
+        "has(user.groups) && has(user.uid) && has(user.extra) && size(user.extra) == 0",
         user.clone(),
         "true",
     );
@@ -337,4 +339,30 @@ fn dra_selector_cost_limit() {
     // 1000 × 1000 iterations cost well over the selector's limit of 1,000,000.
     let expr = "[0,1,2,3,4,5,6,7,8,9].map(a, [0,1,2,3,4,5,6,7,8,9].map(b, [0,1,2,3,4,5,6,7,8,9].map(c, [0,1,2,3,4,5,6,7,8,9].map(d, [0,1,2,3,4,5,6,7,8,9].map(e, [0,1,2,3,4,5,6,7,8,9].map(f, a+b+c+d+e+f)))))).size() == 10";
     err(Place::DraSelector, expr, device(), "cost limit exceeded");
+}
+
+#[test]
+fn authn_values_by_version() {
+    let value = |place: Place, minor: u32, expr: &str, vars: Json| {
+        let env = PlaceEnv::new(place, KubeVersion::new(1, minor)).expect("env");
+        let p = env.compile(expr, Backend::Interpreter).expect("compiles");
+        let mut act = MapActivation::new();
+        for (n, j) in vars.as_object().expect("an object") {
+            act.bind(n.as_str(), env.value(n, j).expect("value"));
+        }
+        celerity::to_cel_literal(&p.program.eval(&act).expect("evaluates"))
+    };
+    // 1.33 converted claims and the user through unstructured data, 1.34 hands over lazy
+    // maps of Go values: numbers are doubles, the user has every field.
+    let claims = json!({"claims": {"exp": 5, "nested": [{"n": 1}]}});
+    let expr = "[type(claims.exp) == double, type(claims.nested[0].n) == double]";
+    assert_eq!(
+        value(Place::AuthnClaims, 33, expr, claims.clone()),
+        "[false, false]"
+    );
+    assert_eq!(value(Place::AuthnClaims, 34, expr, claims), "[true, true]");
+    let user = json!({"user": {"username": "a"}});
+    let expr = "has(user.groups) || has(user.uid)";
+    assert_eq!(value(Place::AuthnUser, 33, expr, user.clone()), "false");
+    assert_eq!(value(Place::AuthnUser, 34, expr, user), "true");
 }
