@@ -13,6 +13,7 @@
 //! cel functions --profile kubernetes=1.34 quantity
 //! cel validate --crd examples/crd/widgets.yaml examples/crd/manifests/
 //! cel admit --policy examples/admission/policies.yaml examples/admission/manifests/
+//! cel playground                         # the playground, on 127.0.0.1
 //! ```
 //!
 //! `--profile kubernetes[=VERSION]` compiles and evaluates in the environment of that
@@ -36,6 +37,7 @@ mod eval;
 mod functions;
 mod input;
 mod output;
+mod playground;
 mod validate;
 mod watchdog;
 
@@ -75,6 +77,9 @@ enum Command {
     /// their bindings to manifests, as the API server's admission plugins do: verdicts,
     /// messages, warnings, audit annotations and mutated objects.
     Admit(admit::AdmitArgs),
+    /// Serve the playground (expression, CRD and admission modes, evaluated in the browser
+    /// by Celerity compiled to WebAssembly) on 127.0.0.1.
+    Playground(playground::PlaygroundArgs),
 }
 
 /// How results are printed.
@@ -102,5 +107,6 @@ fn main() -> ExitCode {
         Command::Functions(args) => functions::run(&args),
         Command::Validate(args) => validate::run(&args),
         Command::Admit(args) => admit::run(&args),
+        Command::Playground(args) => playground::run(&args),
     }
 }

@@ -411,6 +411,12 @@ impl Verdict {
                     Json::Array(v.errors.iter().map(error_json).collect()),
                 );
                 m.insert("warnings".into(), json!(v.warnings));
+                // What the rules took from the per-object budget.
+                let budget = celerity_kubernetes::crd::RUNTIME_COST_BUDGET;
+                m.insert(
+                    "runtime_cost".into(),
+                    json!(budget.saturating_sub(v.remaining_budget)),
+                );
                 if !v.errors.is_empty() {
                     m.insert(
                         "message".into(),

@@ -105,6 +105,8 @@ fn json_output_has_one_object_per_manifest() {
     );
     assert_eq!(lines[5]["valid"], true);
     assert_eq!(lines[5]["errors"], serde_json::json!([]));
+    // What the rules cost, out of the per-object budget.
+    assert_eq!(lines[0]["runtime_cost"], 146);
 }
 
 #[test]
