@@ -12,8 +12,8 @@
 use celerity::kubernetes;
 use celerity_kubernetes::crd::schema::field::FieldError;
 use celerity_kubernetes::crd::{
-    CompiledCrd, CompiledRule, CrdOptions, RUNTIME_COST_BUDGET, STATIC_ESTIMATED_COST_LIMIT,
-    STATIC_ESTIMATED_CRD_COST_LIMIT, invalid_message, strict_decoding_error,
+    CompiledCrd, CompiledRule, CrdOptions, Outcome, RUNTIME_COST_BUDGET, RequestOptions,
+    STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, status_json,
 };
 use serde_json::{Map, Value as Json, json};
 
@@ -30,7 +30,7 @@ pub fn run(request: &Map<String, Json>) -> Result<Json, String> {
     if crd.get("kind").and_then(Json::as_str) != Some("CustomResourceDefinition") {
         return Err("crd: not a CustomResourceDefinition".into());
     }
-    let object = crate::one_document(request, "object")?;
+    let object = crate::one_object(request, "object")?;
     let old = crate::one_document(request, "old_object")?;
     let options = CrdOptions::default().version(version);
     let compiled = match CompiledCrd::new(&crd, &options) {
@@ -46,7 +46,7 @@ pub fn run(request: &Map<String, Json>) -> Result<Json, String> {
     };
     let api_version = object
         .as_ref()
-        .and_then(|o| o.get("apiVersion"))
+        .and_then(|(o, _)| o.get("apiVersion"))
         .and_then(Json::as_str)
         .unwrap_or_default();
     // The version the object names, else the storage version, else the first.
@@ -60,9 +60,11 @@ pub fn run(request: &Map<String, Json>) -> Result<Json, String> {
         })
         .or_else(|| compiled.versions.iter().position(|v| v.storage))
         .unwrap_or(0);
+    let have_object = object.is_some();
+    // The API server's minor version: the compatibility version's plus one, as for `cel`.
+    let server_minor = version.minor + 1;
     let validation = object
-        .as_ref()
-        .map(|o| validate(&compiled, o, old.as_ref()));
+        .map(|(o, duplicates)| validate(&compiled, o, &duplicates, old.as_ref(), server_minor));
     let errors: Vec<&Json> = validation
         .as_ref()
         .and_then(|v| v["errors"].as_array())
@@ -72,12 +74,13 @@ pub fn run(request: &Map<String, Json>) -> Result<Json, String> {
         .versions
         .get(index)
         .map(|v| {
-            rules_json(
-                &v.validator.rules(),
-                &errors,
-                old.is_some(),
-                object.is_some(),
-            )
+            let verdicts = Verdicts {
+                errors: &errors,
+                update: old.is_some(),
+                have_object,
+                reached_rules: reached_rules(validation.as_ref()),
+            };
+            rules_json(&v.validator.rules(), &verdicts)
         })
         .unwrap_or_default();
     let total = compiled.total_costs.get(index).cloned().unwrap_or_default();
@@ -99,56 +102,72 @@ pub fn run(request: &Map<String, Json>) -> Result<Json, String> {
     }))
 }
 
-/// The object's validation as `cel validate --output json` gives it (strict field
-/// validation, kubectl's default), with the run-time cost the rules took from the budget.
-fn validate(crd: &CompiledCrd, object: &Json, old: Option<&Json>) -> Json {
-    let field = |p: &[&str]| {
-        p.iter()
-            .try_fold(object, |v, k| v.get(k))
+/// The object's validation as `cel validate --output json` gives it: the API server's
+/// create (or, with an old object, update) of it as `kubectl` sends it (strict field
+/// validation and the `default` namespace, kubectl's defaults), its Status, and the
+/// run-time cost the rules took from the budget.
+fn validate(
+    crd: &CompiledCrd,
+    object: Json,
+    duplicates: &[String],
+    old: Option<&Json>,
+    server_minor: u32,
+) -> Json {
+    let field = |k: &str| {
+        object
+            .get(k)
             .and_then(Json::as_str)
             .unwrap_or("")
             .to_string()
     };
-    let (api_version, kind, name) = (
-        field(&["apiVersion"]),
-        field(&["kind"]),
-        field(&["metadata", "name"]),
-    );
+    let (api_version, kind) = (field("apiVersion"), field("kind"));
     if !crd.owns(&api_version, &kind) {
         return json!({
-            "apiVersion": api_version, "kind": kind, "name": name, "valid": null,
+            "apiVersion": api_version, "kind": kind, "namespace": "", "name": "", "valid": null,
             "error": format!("no CustomResourceDefinition serves {api_version}, Kind={kind}"),
         });
     }
-    let mut v = crd.validate(object, old);
-    let rejected = (!v.unknown_fields.is_empty()).then(|| {
-        let version = api_version.rsplit('/').next().unwrap_or("");
-        strict_decoding_error(&kind, version, &v.unknown_fields)
+    let group = api_version
+        .rsplit_once('/')
+        .map_or(String::new(), |(g, _)| g.to_string());
+    let options = RequestOptions::default();
+    let answer = match old {
+        Some(old) => crd.update(object, duplicates, old, &options, server_minor),
+        None => crd.create(object, duplicates, &options, server_minor),
+    };
+    let meta = |k: &str| {
+        answer
+            .object
+            .get("metadata")
+            .and_then(|m| m.get(k))
+            .and_then(Json::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let errors: Vec<Json> = match &answer.outcome {
+        Outcome::Invalid(errors) => errors.iter().map(error_json).collect(),
+        Outcome::Accepted | Outcome::BadRequest(_) => Vec::new(),
+    };
+    let status = status_json(&answer, &kind, &group).unwrap_or_else(|| {
+        json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
+            "status": "Success", "code": if old.is_some() { 200 } else { 201 }})
     });
-    if rejected.is_some() {
-        v.warnings.retain(|w| !w.starts_with("unknown field "));
-    }
     let mut out = json!({
         "apiVersion": api_version,
         "kind": kind,
-        "namespace": field(&["metadata", "namespace"]),
-        "name": name,
-        "valid": v.errors.is_empty() && rejected.is_none(),
-        "errors": v.errors.iter().map(error_json).collect::<Vec<_>>(),
-        "warnings": v.warnings,
-        "runtime_cost": RUNTIME_COST_BUDGET.saturating_sub(v.remaining_budget),
-        "remaining_budget": v.remaining_budget,
+        "namespace": meta("namespace"),
+        "name": answer.name(),
+        "valid": answer.accepted(),
+        "errors": errors,
+        "warnings": answer.warnings,
+        "runtime_cost": RUNTIME_COST_BUDGET.saturating_sub(answer.remaining_budget),
+        "remaining_budget": answer.remaining_budget,
     });
     if let Some(m) = out.as_object_mut() {
-        if let Some(why) = rejected {
-            m.insert("rejected".into(), json!(why));
+        if let Some(message) = status.get("message") {
+            m.insert("message".into(), message.clone());
         }
-        if !v.errors.is_empty() {
-            m.insert(
-                "message".into(),
-                json!(invalid_message(&kind, &name, &v.errors)),
-            );
-        }
+        m.insert("status".into(), status);
     }
     out
 }
@@ -163,22 +182,43 @@ fn error_json(e: &FieldError) -> Json {
     })
 }
 
+/// What the rules' verdicts are read from.
+struct Verdicts<'a> {
+    /// The object's field errors.
+    errors: &'a [&'a Json],
+    /// Whether the request is an update.
+    update: bool,
+    /// Whether there is an object.
+    have_object: bool,
+    /// Whether the request got as far as validation (not refused by decoding, not for
+    /// another kind).
+    reached_rules: bool,
+}
+
+/// Whether the object's request got as far as validation: not refused before it (a
+/// `BadRequest`, such as strict decoding's unknown fields) nor sent to another kind.
+fn reached_rules(validation: Option<&Json>) -> bool {
+    validation.is_some_and(|v| v["status"]["code"] != json!(400) && v.get("error").is_none())
+}
+
 /// Each rule with its costs and its verdict on the object: `failed` when a field error at
 /// the rule's field carries its message (or, for a message expression, is an error no other
 /// rule there accounts for), `not run` when other errors kept the rules from running or
 /// when a transition rule has no old object, `error` when it does not compile, `passed`
 /// otherwise; without an object, no verdict.
-fn rules_json(
-    rules: &[(String, &CompiledRule)],
-    errors: &[&Json],
-    update: bool,
-    have_object: bool,
-) -> Vec<Json> {
-    let blocked = errors.iter().any(|e| {
-        e["detail"]
-            .as_str()
-            .is_some_and(|d| d.starts_with(RULES_NOT_CHECKED))
-    });
+fn rules_json(rules: &[(String, &CompiledRule)], v: &Verdicts<'_>) -> Vec<Json> {
+    let Verdicts {
+        errors,
+        update,
+        have_object,
+        reached_rules,
+    } = *v;
+    let blocked = !reached_rules
+        || errors.iter().any(|e| {
+            e["detail"]
+                .as_str()
+                .is_some_and(|d| d.starts_with(RULES_NOT_CHECKED))
+        });
     let static_message = |r: &CompiledRule| {
         if r.rule.message.is_empty() {
             format!("failed rule: {}", r.rule.rule.trim())
@@ -332,5 +372,40 @@ mod tests {
         assert!(verdicts.contains(&"failed"), "{r}");
         assert!(verdicts.contains(&"passed"), "{r}");
         assert!(r["validation"]["runtime_cost"].as_i64().unwrap() > 0);
+    }
+
+    /// Strict field validation refuses unknown and repeated fields before any rule runs,
+    /// with the API server's `400 BadRequest` Status; the rules then have no verdict.
+    #[test]
+    fn unknown_and_repeated_fields_are_a_bad_request() {
+        let crd = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../examples/crd/webapps.yaml"
+        ))
+        .unwrap();
+        let manifests = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../examples/crd/manifests/invalid.yaml"
+        ))
+        .unwrap();
+        let object = manifests.split("\n---").next().unwrap();
+        let object = format!("{object}\nbogus: 1\nbogus: 2\n");
+        let r = crate::handle(&json!({"mode": "crd", "crd": crd, "object": object}).to_string());
+        assert_eq!(r["ok"], json!(true), "{r}");
+        let v = &r["validation"];
+        assert_eq!(v["valid"], json!(false), "{r}");
+        assert_eq!(v["status"]["code"], json!(400), "{r}");
+        assert_eq!(v["status"]["reason"], json!("BadRequest"), "{r}");
+        let message = v["message"].as_str().unwrap();
+        assert!(message.contains("unknown field \"bogus\""), "{message}");
+        assert!(message.contains("duplicate field \"bogus\""), "{message}");
+        assert!(
+            r["rules"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|r| r["verdict"] == json!("not run") || r["verdict"] == json!("error")),
+            "{r}"
+        );
     }
 }

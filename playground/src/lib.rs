@@ -183,6 +183,28 @@ pub fn one_document(request: &Map<String, Json>, key: &str) -> Result<Option<Jso
     }
 }
 
+/// At most one object from a text, with the keys its YAML repeats (which strict field
+/// validation refuses, as `cel validate` does): `None` when it is empty. A `kind: List` is
+/// not expanded.
+pub fn one_object(
+    request: &Map<String, Json>,
+    key: &str,
+) -> Result<Option<(Json, Vec<String>)>, String> {
+    let mut docs = input::text_documents(text(request, key)?);
+    if docs.len() > 1 {
+        return Err(format!(
+            "{key}: expected one document, found {}",
+            docs.len()
+        ));
+    }
+    match docs.pop().map(|d| (d.value, d.duplicates)) {
+        None => Ok(None),
+        Some((Ok(o @ Json::Object(_)), duplicates)) => Ok(Some((o, duplicates))),
+        Some((Ok(_), _)) => Err(format!("{key}: expected an object")),
+        Some((Err(e), _)) => Err(format!("{key}: {e}")),
+    }
+}
+
 /// A string member of a request, if given.
 pub fn string<'r>(request: &'r Map<String, Json>, key: &str) -> Option<&'r str> {
     request

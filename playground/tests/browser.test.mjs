@@ -222,6 +222,9 @@ test('CRD examples give the native command\'s verdicts, messages and costs', { s
     assert.deepEqual(page.errors, native.errors, x.title);
     assert.deepEqual(page.warnings, native.warnings, x.title);
     assert.equal(page.message, native.message, x.title);
+    assert.deepEqual(page.status, native.status, x.title);
+    assert.equal(page.name, native.name, x.title);
+    assert.equal(page.namespace, native.namespace, x.title);
     if (native.message) assert.equal(await text('message'), native.message);
     // Each rule the page calls failed has its message among the command's errors, and
     // every rule error the command reports is a failed rule's.

@@ -54,10 +54,11 @@ export const MODES = {
       if (v) {
         let word = 'valid';
         if (v.valid === null) word = 'not validated';
-        else if (v.rejected) word = 'rejected';
+        else if (v.status && v.status.code === 400) word = 'rejected';
         else if (!v.valid) word = 'invalid';
-        out.push(el('div', { class: `verdict ${v.valid ? 'ok' : 'bad'}`, testid: 'verdict' }, `${v.kind || 'object'} ${JSON.stringify(v.name || '')} is ${word}`));
-        const text = v.error || v.rejected || v.message;
+        const code = v.status ? ` (${v.status.code}${v.status.reason ? ` ${v.status.reason}` : ''})` : '';
+        out.push(el('div', { class: `verdict ${v.valid ? 'ok' : 'bad'}`, testid: 'verdict' }, `${v.kind || 'object'} ${JSON.stringify(v.name || '')} is ${word}${code}`));
+        const text = v.error || v.message;
         if (text) out.push(pre(text, 'message', 'diagnostic'));
         if (v.warnings && v.warnings.length) out.push(list('Warnings', v.warnings, 'warnings'));
         if (v.runtime_cost !== undefined) {

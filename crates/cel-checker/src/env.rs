@@ -22,8 +22,10 @@ pub struct CheckerOptions {
 #[derive(Clone, Debug)]
 pub struct CheckerEnv {
     pub(crate) container: Container,
-    pub(crate) variables: HashMap<String, VariableDecl>,
-    pub(crate) functions: HashMap<String, FunctionDecl>,
+    /// Shared between clones until one of them declares more (an environment extended with
+    /// a few variables, per CRD schema node, copies none of the library's declarations).
+    pub(crate) variables: Arc<HashMap<String, VariableDecl>>,
+    pub(crate) functions: Arc<HashMap<String, FunctionDecl>>,
     pub(crate) provider: Arc<dyn TypeProvider>,
     pub(crate) options: CheckerOptions,
     pub(crate) disabled_overloads: HashSet<String>,
@@ -40,8 +42,8 @@ impl CheckerEnv {
     pub fn empty() -> CheckerEnv {
         CheckerEnv {
             container: Container::default(),
-            variables: HashMap::new(),
-            functions: HashMap::new(),
+            variables: Arc::new(HashMap::new()),
+            functions: Arc::new(HashMap::new()),
             provider: Arc::new(NoTypes),
             options: CheckerOptions::default(),
             disabled_overloads: HashSet::new(),
@@ -115,16 +117,17 @@ impl CheckerEnv {
 
     /// Declares (or redeclares) a variable.
     pub fn add_variable(&mut self, decl: VariableDecl) {
-        self.variables.insert(decl.name.clone(), decl);
+        Arc::make_mut(&mut self.variables).insert(decl.name.clone(), decl);
     }
 
     /// Declares a function, merging its overloads into an existing declaration of the same
     /// name (an overload whose id is already declared is kept as first declared).
     pub fn add_function(&mut self, decl: FunctionDecl) {
-        match self.functions.get_mut(&decl.name) {
+        let functions = Arc::make_mut(&mut self.functions);
+        match functions.get_mut(&decl.name) {
             Some(existing) => existing.merge(decl),
             None => {
-                self.functions.insert(decl.name.clone(), decl);
+                functions.insert(decl.name.clone(), decl);
             }
         }
     }

@@ -157,6 +157,240 @@ pub fn validate_root_metadata(value: &Value, path: &Path, namespaced: bool) -> V
     validate_meta(&meta, namespaced, names::name_is_dns_subdomain, &p)
 }
 
+/// The error the API server's decoder gives for a custom resource's `metadata` that does
+/// not decode into `ObjectMeta` (a request refused with 400 before any validation), as Go's
+/// JSON decoder words it; `None` when it decodes.
+pub fn decode_error(object: &Value) -> Option<String> {
+    match object.get("metadata") {
+        None | Some(Value::Null) => None,
+        Some(raw @ Value::Object(_)) => decode_meta(raw).err(),
+        Some(other) => Some(format!(
+            "json: cannot unmarshal {} into Go struct field {{TypeMeta ObjectMeta}}.metadata of type v1.ObjectMeta",
+            json_kind(other)
+        )),
+    }
+}
+
+/// The fields of `ObjectMeta` (as `json` names them), for strict decoding.
+const OBJECT_META_FIELDS: &[&str] = &[
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+];
+
+const OWNER_REFERENCE_FIELDS: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "name",
+    "uid",
+    "controller",
+    "blockOwnerDeletion",
+];
+
+const MANAGED_FIELDS_ENTRY_FIELDS: &[&str] = &[
+    "manager",
+    "operation",
+    "apiVersion",
+    "time",
+    "fieldsType",
+    "fieldsV1",
+    "subresource",
+];
+
+/// The fields of a `metadata` value that `ObjectMeta` does not have, as strict decoding
+/// reports them (case-sensitive; sorted, as the decoder meets them in the re-encoded
+/// metadata): `foo`, `ownerReferences[0].bar`. Paths are relative to `metadata`.
+pub fn unknown_fields(metadata: &Value) -> Vec<String> {
+    let Value::Object(m) = metadata else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut keys: Vec<&String> = m.keys().collect();
+    keys.sort_unstable();
+    for k in keys {
+        if !OBJECT_META_FIELDS.contains(&k.as_str()) {
+            out.push(k.clone());
+            continue;
+        }
+        let nested = match k.as_str() {
+            "ownerReferences" => OWNER_REFERENCE_FIELDS,
+            "managedFields" => MANAGED_FIELDS_ENTRY_FIELDS,
+            _ => continue,
+        };
+        for (i, item) in m[k].as_array().into_iter().flatten().enumerate() {
+            let Value::Object(entry) = item else { continue };
+            let mut fields: Vec<&String> = entry.keys().collect();
+            fields.sort_unstable();
+            out.extend(
+                fields
+                    .into_iter()
+                    .filter(|f| !nested.contains(&f.as_str()))
+                    .map(|f| format!("{k}[{i}].{f}")),
+            );
+        }
+    }
+    out
+}
+
+/// The unknown `metadata` fields of every resource embedded in `value`
+/// (`x-kubernetes-embedded-resource`), as full paths (`spec.template.metadata.foo`).
+pub fn unknown_embedded_fields(schema: &Schema, value: &Value, path: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut work = vec![(schema, value, path.clone(), 0usize)];
+    while let Some((s, v, p, depth)) = work.pop() {
+        if depth > crate::schema::MAX_SCHEMA_DEPTH {
+            continue;
+        }
+        match v {
+            Value::Object(map) => {
+                if s.x_embedded_resource
+                    && let Some(meta) = map.get("metadata")
+                {
+                    let at = p.child("metadata");
+                    out.extend(
+                        unknown_fields(meta)
+                            .into_iter()
+                            .map(|f| format!("{at}.{f}")),
+                    );
+                }
+                for (k, child) in map {
+                    if let Some(prop) = s.properties.get(k) {
+                        work.push((prop, child, p.child(k), depth + 1));
+                    } else if let Some(additional) = s.additional_schema() {
+                        work.push((additional, child, p.key(k), depth + 1));
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(item_schema) = s.items.as_deref() {
+                    for (i, child) in items.iter().enumerate() {
+                        work.push((item_schema, child, p.index(i), depth + 1));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out.sort();
+    out
+}
+
+/// apimachinery's `ValidateObjectMetaAccessorUpdate` for a custom resource's `metadata`,
+/// new against old (`value` and `old` are the whole objects at `path`): no finalizers added
+/// to an object being deleted, and the fields that may not change (`uid`,
+/// `deletionTimestamp` set on a live object, `deletionGracePeriodSeconds` set), each
+/// `field is immutable`. The name, namespace, generation and creation time cannot differ
+/// here: the API server takes them from the URL and the stored object before this check.
+pub fn validate_root_metadata_update(new: &Value, old: &Value, path: &Path) -> Vec<FieldError> {
+    let p = path.child("metadata");
+    let get = |o: &Value, k: &str| o.get("metadata").and_then(|m| m.get(k)).cloned();
+    let mut errors = Vec::new();
+    let strings = |v: Option<Value>| -> Vec<String> {
+        v.and_then(|v| v.as_array().cloned())
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|x| x.as_str().map(str::to_string))
+            .collect()
+    };
+    let old_deleting = get(old, "deletionTimestamp").is_some_and(|t| !t.is_null());
+    if old_deleting {
+        let before = strings(get(old, "finalizers"));
+        let added: Vec<String> = strings(get(new, "finalizers"))
+            .into_iter()
+            .filter(|f| !before.contains(f))
+            .collect();
+        if !added.is_empty() {
+            let list: Vec<String> = added.iter().map(|f| go_quote_string(f)).collect();
+            errors.push(FieldError::forbidden(
+                &p.child("finalizers"),
+                format!(
+                    "no new finalizers can be added if the object is being deleted, found new finalizers []string{{{}}}",
+                    list.join(", ")
+                ),
+            ));
+        }
+    }
+    let immutable = |field: &str, errors: &mut Vec<FieldError>| {
+        let (n, o) = (get(new, field), get(old, field));
+        let set = |v: &Option<Value>| v.as_ref().is_some_and(|v| !v.is_null());
+        let changed = match field {
+            // Set on a live object, or changed.
+            "deletionTimestamp" | "deletionGracePeriodSeconds" => set(&n) && n != o,
+            _ => n.unwrap_or(Value::Null) != o.unwrap_or(Value::Null),
+        };
+        if changed {
+            errors.push(FieldError::invalid(
+                &p.child(field),
+                BadValue::of_json(&get(new, field).unwrap_or(Value::Null)),
+                "field is immutable",
+            ));
+        }
+    };
+    for field in ["uid", "deletionTimestamp", "deletionGracePeriodSeconds"] {
+        immutable(field, &mut errors);
+    }
+    errors
+}
+
+/// Go's `%q` of a string inside a `[]string` literal.
+fn go_quote_string(s: &str) -> String {
+    crate::field::go_quote(s)
+}
+
+/// The warnings the custom resource strategy gives for finalizer names
+/// (apiextensions' `validateKubeFinalizerName`), for the finalizers of `new` that `old` does
+/// not have (all of them on create), in sorted order. `minor` is the API server's minor
+/// version: from 1.32 a name with a dot and no path gets its own text.
+pub fn finalizer_warnings(new: &Value, old: Option<&Value>, minor: u32) -> Vec<String> {
+    let names = |o: &Value| -> Vec<String> {
+        o.get("metadata")
+            .and_then(|m| m.get("finalizers"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|f| f.as_str().map(str::to_string))
+            .collect()
+    };
+    let before = old.map(names).unwrap_or_default();
+    let mut added: Vec<String> = names(new)
+        .into_iter()
+        .filter(|f| !before.contains(f))
+        .collect();
+    added.sort();
+    added.dedup();
+    let mut out = Vec::new();
+    for f in added {
+        if f.contains('/') || matches!(f.as_str(), "orphan" | "foregroundDeletion" | "kubernetes") {
+            continue;
+        }
+        if !names::is_qualified_name(&f).is_empty() {
+            continue;
+        }
+        let text = if minor >= 32 && f.contains('.') {
+            "prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers"
+        } else {
+            "prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers"
+        };
+        out.push(format!(
+            "metadata.finalizers: {}: {text}",
+            crate::field::go_quote(&f)
+        ));
+    }
+    out
+}
+
 /// The `ObjectMeta` fields validation looks at.
 #[derive(Default)]
 struct ObjectMeta {

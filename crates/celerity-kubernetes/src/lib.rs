@@ -7,6 +7,7 @@
 //! * [`admission`]: ValidatingAdmissionPolicy and MutatingAdmissionPolicy with their bindings,
 //!   params and namespaces, compiled once, then requests admitted as the API server's
 //!   admission plugins admit them.
+//! * [`yaml`]: manifests' YAML read as `kubectl` reads it (YAML 1.1 values, keys, merges).
 //!
 //! **What this crate owns, and why it is not the facade.** `celerity` is the embedding API of
 //! the language and of Kubernetes' CEL environments by version (`celerity::kubernetes`):
@@ -25,3 +26,4 @@
 
 pub mod admission;
 pub mod crd;
+pub mod yaml;

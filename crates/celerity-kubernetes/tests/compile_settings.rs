@@ -34,7 +34,14 @@ fn kubernetes_environments_take_the_hosts_compile_settings() {
         "properties": {"replicas": {"type": "integer"}, "name": {"type": "string"}},
     });
     let crd = crd::with_spec(spec);
-    CompiledCrd::new(&crd, &CrdOptions::default().compile(settings.clone())).unwrap();
+    let compiled =
+        CompiledCrd::new(&crd, &CrdOptions::default().compile(settings.clone())).unwrap();
+    // A node's rules are compiled when an object first reaches the node (the CRD's checks
+    // only plan them, never natively).
+    assert!(heard.lock().unwrap().is_empty());
+    let object = serde_json::json!({"apiVersion": "example.com/v1", "kind": "X",
+        "metadata": {"name": "x"}, "spec": {"replicas": 1, "name": "a"}});
+    assert!(compiled.validate(&object, None).errors.is_empty());
     let compiled: Vec<String> = heard
         .lock()
         .unwrap()

@@ -129,6 +129,12 @@ pub struct CompileSettings {
 }
 
 impl CompileSettings {
+    /// Whether these are the defaults (no executor, no hook, the default cache): what
+    /// environments built with them may share.
+    pub fn is_default(&self) -> bool {
+        self.executor.is_none() && self.on_compile.is_none() && self.native_cache.is_none()
+    }
+
     /// Runs compiles with `executor` (see
     /// [`EnvBuilder::compile_executor`](crate::EnvBuilder::compile_executor)).
     pub fn executor(mut self, executor: impl Fn(CompileTask) + Send + Sync + 'static) -> Self {

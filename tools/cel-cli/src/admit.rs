@@ -454,7 +454,7 @@ fn object_text(doc: &Document, a: &Admitted) -> String {
 
 fn object_json(doc: &Document, a: &Admitted) -> Json {
     let mut m = Map::new();
-    m.insert("file".into(), json!(doc.file));
+    m.insert("file".into(), json!(&*doc.file));
     m.insert("document".into(), json!(doc.index));
     if let Some(req) = &a.request {
         m.insert("kind".into(), json!(req.kind.kind));

@@ -7,25 +7,34 @@
 //! cel validate --batch cases.jsonl
 //! ```
 //!
-//! Each manifest document (multi-document YAML, JSON, JSON lines, `kind: List`) is routed
-//! to the CRD of its `apiVersion` and `kind` and validated as a create, or as an update
-//! when `--old` holds an object of the same kind, namespace and name. Objects are validated
-//! in parallel; results print in input order. Status: 0 when every object is valid, 1 when
-//! one is not, 2 on bad input (unreadable files, invalid CRDs, objects of unknown kinds).
+//! Each manifest document (multi-document YAML, JSON streams, `kind: List` and `*List`,
+//! nested) is routed to the CRD of its `apiVersion` and `kind` and sent as a create, or as an
+//! update when `--old` holds an object of the same kind, namespace and name: what kubectl
+//! does first (the namespace of `--namespace` for namespaced objects without one), then the
+//! API server's create or update path (`celerity_kubernetes::crd::CompiledCrd::create`).
+//!
+//! Manifests are a stream: documents are read, validated across the cores in batches and
+//! printed in input order, then freed, so memory follows the batch, the CRDs and the
+//! largest document, not the input. A CRD is compiled when the first object needs it;
+//! rules are interpreted first and compiled to native code in the background once they have
+//! run often enough (`--backend auto`). Status: 0 when every object is valid, 1 when one is
+//! not, 2 on bad input (unreadable files, invalid CRDs, objects of unknown kinds).
 
 use std::collections::HashMap;
 use std::process::ExitCode;
+use std::sync::mpsc::sync_channel;
 
 use celerity::kubernetes::{self, KubeVersion};
 use celerity_kubernetes::crd::{
-    CompiledCrd, CrdOptions, ObjectValidation, invalid_message, strict_decoding_error,
+    Answer, CompiledCrd, CrdOptions, CrdSet, FieldValidation, Outcome, RequestOptions, Skipped,
+    invalid_message, status_json,
 };
 use rayon::prelude::*;
 use serde_json::{Value as Json, json};
 
 use crate::batch::error_json;
 use crate::eval::BackendArg;
-use crate::input::{Document, read_documents};
+use crate::input::{Document, DocumentStream, RawDocument, read_documents};
 use crate::output::Out;
 use crate::{BAD_INPUT, Output, bad_input};
 
@@ -34,29 +43,39 @@ pub(crate) struct ValidateArgs {
     /// Manifests to validate: files, directories (read recursively for .yaml, .yml and .json
     /// files), or `-` for standard input.
     manifests: Vec<String>,
-    /// A file or directory of CustomResourceDefinitions (repeatable).
+    /// A file or directory of CustomResourceDefinitions (repeatable); other documents in it
+    /// are skipped (said with --verbose).
     #[arg(long = "crd", value_name = "CRD.yaml")]
     crds: Vec<String>,
     /// Previous versions of the objects: each manifest with the same apiVersion group,
     /// kind, namespace and name is validated as an update from it (transition rules,
-    /// ratcheting).
+    /// ratcheting, immutable metadata, the stored status).
     #[arg(long = "old", value_name = "OLD.yaml")]
     old: Vec<String>,
-    /// Output format: text as kubectl prints it, or one JSON object per manifest.
+    /// The namespace of namespaced objects that have none, as kubectl's context gives it.
+    #[arg(long, value_name = "NS", default_value = "default")]
+    namespace: String,
+    /// Output format: text as kubectl prints it, or one JSON object per manifest (with the
+    /// Status the API server returns).
     #[arg(long, value_enum, default_value_t = Output::Text)]
     output: Output,
     /// The Kubernetes compatibility version, `kubernetes=1.36` (an API server of version N
     /// uses N−1; default: that of the newest API server described).
     #[arg(long, value_name = "PROFILE")]
     profile: Option<String>,
-    /// What unknown fields (which the schema does not declare) do, as the API server's field
-    /// validation: `strict` (kubectl's default) rejects the object, `warn` prunes them with a
-    /// warning, `ignore` prunes them silently.
-    #[arg(long, value_enum, default_value_t = FieldValidation::Strict)]
-    field_validation: FieldValidation,
-    /// How rules run (all give the same results).
-    #[arg(long, value_enum, default_value_t = BackendArg::Jit)]
+    /// What unknown fields (which the schema does not declare) and repeated keys do, as the
+    /// API server's field validation: `strict` (kubectl's default) rejects the object,
+    /// `warn` drops them with a warning, `ignore` drops them silently.
+    #[arg(long, value_enum, default_value_t = FieldValidationArg::Strict)]
+    field_validation: FieldValidationArg,
+    /// How rules run (all give the same results): `auto` interprets them and compiles to
+    /// native code in the background those that run often.
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     backend: BackendArg,
+    /// Also say which documents of the --crd inputs were skipped, and how many CRDs were
+    /// compiled.
+    #[arg(long)]
+    verbose: bool,
     /// Validate one case per line of a JSONL file (`-` for stdin) instead:
     /// `{"schema": ..., "object": ..., "old_object": ..., "cost_budget": N,
     /// "per_call_limit": N, "field_root": "root", "is_root": bool}`, printing
@@ -67,10 +86,20 @@ pub(crate) struct ValidateArgs {
 
 /// The API server's field validation levels.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum FieldValidation {
+enum FieldValidationArg {
     Strict,
     Warn,
     Ignore,
+}
+
+impl FieldValidationArg {
+    fn level(self) -> FieldValidation {
+        match self {
+            FieldValidationArg::Strict => FieldValidation::Strict,
+            FieldValidationArg::Warn => FieldValidation::Warn,
+            FieldValidationArg::Ignore => FieldValidation::Ignore,
+        }
+    }
 }
 
 /// The compatibility version a `--profile` names (default: that of the newest API server
@@ -85,6 +114,20 @@ pub(crate) fn profile_version(profile: Option<&str>) -> Result<KubeVersion, Stri
             )),
         },
     }
+}
+
+/// How many documents, and how many bytes of them, one batch holds: enough to keep every
+/// core busy, few enough that memory stays flat however long the stream.
+const BATCH_DOCUMENTS: usize = 256;
+const BATCH_BYTES: usize = 8 * 1024 * 1024;
+
+/// Everything a manifest is checked against.
+struct Context {
+    crds: CrdSet,
+    olds: HashMap<ObjectKey, Json>,
+    request: RequestOptions,
+    /// The API server's minor version (the compatibility version's plus one).
+    server_minor: u32,
 }
 
 /// Runs `cel validate`.
@@ -105,60 +148,55 @@ pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
     if args.manifests.is_empty() {
         return bad_input("no manifests given (use - for standard input)");
     }
+    let mut bad = false;
     let options = CrdOptions::default()
         .version(version)
         .backend(args.backend.backend());
-    let mut bad = false;
-    let crds = match load_crds(&args.crds, &options) {
-        Ok((crds, ok)) => {
-            bad |= !ok;
-            crds
-        }
+    let crds = match load_crds(&args.crds, &options, args.verbose, &mut bad) {
+        Ok(c) => c,
         Err(e) => return bad_input(e),
     };
     let olds = match read_documents(&args.old) {
-        Ok(docs) => index_olds(docs, &mut bad),
+        Ok(docs) => index_olds(docs, &args.namespace, &mut bad),
         Err(e) => return bad_input(e),
     };
-    let docs = match read_documents(&args.manifests) {
-        Ok(d) => d,
+    let stream = match DocumentStream::open(&args.manifests) {
+        Ok(s) => s,
         Err(e) => return bad_input(e),
     };
-    let objects = expand_lists(docs);
-    let results: Vec<Verdict> = objects
-        .par_iter()
-        .map(|(_, object)| verdict(object.as_ref(), &crds, &olds, args.field_validation))
-        .collect();
-    let mut out = Out::new();
-    let (mut valid, mut invalid, mut unchecked) = (0, 0, 0);
-    for (r, (doc, _)) in results.iter().zip(&objects) {
-        match &r.outcome {
-            Ok(v) if v.errors.is_empty() && r.rejected.is_none() => valid += 1,
-            Ok(_) => invalid += 1,
-            Err(_) => {
-                unchecked += 1;
-                bad = true;
-            }
-        }
-        match args.output {
-            Output::Json => out.line(r.to_json(doc)),
-            Output::Text => out.text(&r.to_text(doc)),
-        }
-    }
-    if args.output == Output::Text {
-        let total = valid + invalid + unchecked;
-        let mut summary = format!(
-            "{total} object{}: {valid} valid, {invalid} invalid",
-            plural(total)
+    let context = Context {
+        crds,
+        olds,
+        request: RequestOptions::default()
+            .namespace(args.namespace.clone())
+            .field_validation(args.field_validation.level()),
+        server_minor: version.minor + 1,
+    };
+    let tally = validate_stream(stream, &context, args.output);
+    if args.verbose {
+        eprintln!(
+            "{} of {} CustomResourceDefinitions compiled (the others served no object)",
+            context.crds.compiled(),
+            context.crds.len()
         );
-        if unchecked > 0 {
-            summary.push_str(&format!(", {unchecked} not validated"));
+    }
+    let mut out = Out::new();
+    if args.output == Output::Text {
+        let total = tally.valid + tally.invalid + tally.unchecked;
+        let mut summary = format!(
+            "{total} object{}: {} valid, {} invalid",
+            plural(total),
+            tally.valid,
+            tally.invalid
+        );
+        if tally.unchecked > 0 {
+            summary.push_str(&format!(", {} not validated", tally.unchecked));
         }
         out.line(summary);
     }
-    if bad {
+    if bad || tally.unchecked > 0 {
         ExitCode::from(BAD_INPUT)
-    } else if invalid > 0 {
+    } else if tally.invalid > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -169,36 +207,210 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// Compiles every CRD in the files; reports the invalid ones and whether all were valid.
-fn load_crds(paths: &[String], options: &CrdOptions) -> Result<(Vec<CompiledCrd>, bool), String> {
-    let docs = read_documents(paths)?;
-    let compiled: Vec<(String, Result<CompiledCrd, String>)> = docs
-        .par_iter()
-        .map(|d| {
-            let crd = match &d.value {
-                Err(e) => Err(e.clone()),
-                Ok(j)
-                    if j.get("kind").and_then(Json::as_str) != Some("CustomResourceDefinition") =>
-                {
-                    Err("not a CustomResourceDefinition".to_string())
+/// How many objects got each verdict.
+#[derive(Default)]
+struct Tally {
+    valid: usize,
+    invalid: usize,
+    unchecked: usize,
+}
+
+/// What one document printed and counted.
+#[derive(Default)]
+struct Reported {
+    text: String,
+    tally: Tally,
+}
+
+/// Reads the stream on its own thread in batches, validates each batch across the cores,
+/// prints it in order, and frees it before the next.
+fn validate_stream(stream: DocumentStream, context: &Context, output: Output) -> Tally {
+    let (batches, received) = sync_channel::<Vec<RawDocument>>(1);
+    let reader = std::thread::spawn(move || {
+        let mut batch = Vec::new();
+        let mut bytes = 0;
+        for doc in stream {
+            bytes += doc.weight();
+            batch.push(doc);
+            if batch.len() >= BATCH_DOCUMENTS || bytes >= BATCH_BYTES {
+                if batches.send(std::mem::take(&mut batch)).is_err() {
+                    return;
                 }
-                Ok(j) => CompiledCrd::new(j, options).map_err(|e| e.to_string()),
-            };
-            (d.location(), crd)
-        })
-        .collect();
-    let mut ok = true;
-    let mut crds = Vec::new();
-    for (location, c) in compiled {
-        match c {
-            Ok(c) => crds.push(c),
+                bytes = 0;
+            }
+        }
+        if !batch.is_empty() {
+            let _ = batches.send(batch);
+        }
+    });
+    let mut out = Out::new();
+    let mut tally = Tally::default();
+    for batch in received {
+        let reports: Vec<Reported> = batch
+            .into_par_iter()
+            .map(|raw| report_document(raw, context, output))
+            .collect();
+        let mut text = String::new();
+        for r in reports {
+            text.push_str(&r.text);
+            tally.valid += r.tally.valid;
+            tally.invalid += r.tally.invalid;
+            tally.unchecked += r.tally.unchecked;
+        }
+        out.text(&text);
+    }
+    let _ = reader.join();
+    tally
+}
+
+/// Converts, expands and validates one document; its report.
+fn report_document(raw: RawDocument, context: &Context, output: Output) -> Reported {
+    let mut reported = Reported::default();
+    let Some(doc) = raw.parse() else {
+        return reported;
+    };
+    let location = doc.location();
+    let duplicates = doc.duplicates;
+    let objects = match doc.value {
+        Ok(v) => expand_list(v),
+        Err(e) => vec![Err(e)],
+    };
+    for object in objects {
+        let verdict = verdict(object, &duplicates, context);
+        match &verdict.outcome {
+            Ok(a) if a.accepted() => reported.tally.valid += 1,
+            Ok(_) => reported.tally.invalid += 1,
+            Err(_) => reported.tally.unchecked += 1,
+        }
+        match output {
+            Output::Json => {
+                reported
+                    .text
+                    .push_str(&verdict.to_json(&doc.file, doc.index).to_string());
+                reported.text.push('\n');
+            }
+            Output::Text => reported.text.push_str(&verdict.to_text(&location)),
+        }
+    }
+    reported
+}
+
+/// The most nested `List`s expanded (kubectl expands them recursively).
+const MAX_LIST_NESTING: usize = 16;
+
+/// The objects of a document: the document itself, or, for a list (any document with
+/// `items`, as apimachinery's unstructured decoder reads it), its items, recursively.
+/// Items without `apiVersion` and `kind` take the list's (`WidgetList` items are `Widget`s).
+fn expand_list(doc: Json) -> Vec<Result<Json, String>> {
+    let mut out = Vec::new();
+    let mut work = vec![(doc, 0usize)];
+    while let Some((v, depth)) = work.pop() {
+        let Json::Object(mut m) = v else {
+            out.push(Err("a manifest must be a JSON or YAML object".into()));
+            continue;
+        };
+        let items = match m.remove("items") {
+            None => {
+                out.push(Ok(Json::Object(m)));
+                continue;
+            }
+            Some(Json::Null) => Vec::new(),
+            Some(Json::Array(items)) => items,
+            Some(_) => {
+                out.push(Err("items: a list's items must be an array".into()));
+                continue;
+            }
+        };
+        if depth >= MAX_LIST_NESTING {
+            out.push(Err(format!("lists nested deeper than {MAX_LIST_NESTING}")));
+            continue;
+        }
+        let api_version = m.get("apiVersion").cloned();
+        let item_kind = m
+            .get("kind")
+            .and_then(Json::as_str)
+            .map(|k| k.strip_suffix("List").unwrap_or(k).to_string());
+        // In reverse, so the work list gives them back in order.
+        for mut item in items.into_iter().rev() {
+            if let Json::Object(im) = &mut item
+                && !im.contains_key("apiVersion")
+                && !im.contains_key("kind")
+            {
+                if let Some(v) = &api_version {
+                    im.insert("apiVersion".into(), v.clone());
+                }
+                if let Some(k) = &item_kind {
+                    im.insert("kind".into(), Json::String(k.clone()));
+                }
+            }
+            work.push((item, depth + 1));
+        }
+    }
+    out
+}
+
+/// The objects of documents, lists expanded (for the commands that read them whole).
+pub(crate) fn expand_lists(docs: Vec<Document>) -> Vec<(Document, Result<Json, String>)> {
+    let mut out = Vec::new();
+    for d in docs {
+        let objects = match d.value {
+            Ok(v) => expand_list(v),
+            Err(e) => vec![Err(e)],
+        };
+        for object in objects {
+            out.push((
+                Document {
+                    file: d.file.clone(),
+                    index: d.index,
+                    value: Ok(Json::Null),
+                    duplicates: Vec::new(),
+                },
+                object,
+            ));
+        }
+    }
+    out
+}
+
+/// Compiles nothing yet: reads the CRD documents into a set that compiles each on first
+/// use. Documents that are not CRDs are skipped (said with `verbose`); unreadable ones are
+/// reported and make the run's status 2.
+fn load_crds(
+    paths: &[String],
+    options: &CrdOptions,
+    verbose: bool,
+    bad: &mut bool,
+) -> Result<CrdSet, String> {
+    let docs = read_documents(paths)?;
+    let mut jsons = Vec::new();
+    let mut locations = Vec::new();
+    for d in docs {
+        let location = d.location();
+        match d.value {
+            Ok(j) => {
+                locations.push(location);
+                jsons.push(j);
+            }
             Err(e) => {
-                ok = false;
+                *bad = true;
                 eprintln!("{location}: {e}");
             }
         }
     }
-    Ok((crds, ok))
+    let (set, skipped) = CrdSet::new(jsons, options);
+    for (i, why) in skipped {
+        match why {
+            Skipped::NotACrd if verbose => {
+                eprintln!("{}: skipped: not a CustomResourceDefinition", locations[i]);
+            }
+            Skipped::NotACrd => {}
+            Skipped::Replaces(name) => eprintln!(
+                "{}: warning: serves the same group and kind as CustomResourceDefinition {name:?}, which it replaces",
+                locations[i]
+            ),
+        }
+    }
+    Ok(set)
 }
 
 /// Objects' identity for pairing new and old versions.
@@ -224,12 +436,22 @@ pub(crate) fn key_of(o: &Json) -> ObjectKey {
     )
 }
 
-fn index_olds(docs: Vec<Document>, bad: &mut bool) -> HashMap<ObjectKey, Json> {
+/// [`key_of`] with kubectl's namespace for an object that has none (the CRD's scope is not
+/// known yet: an old and a new object of a cluster-scoped kind pair the same way).
+fn key_in(o: &Json, namespace: &str) -> ObjectKey {
+    let mut k = key_of(o);
+    if k.2.is_empty() {
+        k.2 = namespace.to_string();
+    }
+    k
+}
+
+fn index_olds(docs: Vec<Document>, namespace: &str, bad: &mut bool) -> HashMap<ObjectKey, Json> {
     let mut olds = HashMap::new();
     for (doc, object) in expand_lists(docs) {
         match object {
             Ok(o) => {
-                olds.insert(key_of(&o), o);
+                olds.insert(key_in(&o, namespace), o);
             }
             Err(e) => {
                 *bad = true;
@@ -240,189 +462,151 @@ fn index_olds(docs: Vec<Document>, bad: &mut bool) -> HashMap<ObjectKey, Json> {
     olds
 }
 
-/// The objects of the documents: each document, or the items of a `kind: List`.
-pub(crate) fn expand_lists(docs: Vec<Document>) -> Vec<(Document, Result<Json, String>)> {
-    let mut out = Vec::new();
-    for d in docs {
-        match &d.value {
-            Ok(Json::Object(m))
-                if m.get("kind")
-                    .and_then(Json::as_str)
-                    .is_some_and(|k| k.ends_with("List"))
-                    && m.get("items").is_some_and(Json::is_array) =>
-            {
-                let items = m
-                    .get("items")
-                    .and_then(Json::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                for item in items {
-                    let doc = Document {
-                        file: d.file.clone(),
-                        index: d.index,
-                        value: Ok(Json::Null),
-                    };
-                    out.push((doc, Ok(item)));
-                }
-            }
-            Ok(Json::Object(_)) => {
-                let v = d.value.clone();
-                out.push((d, v));
-            }
-            Ok(_) => out.push((
-                Document {
-                    file: d.file.clone(),
-                    index: d.index,
-                    value: Ok(Json::Null),
-                },
-                Err("a manifest must be a JSON or YAML object".into()),
-            )),
-            Err(e) => {
-                let e = e.clone();
-                out.push((d, Err(e)));
-            }
-        }
-    }
-    out
-}
-
 /// One object's verdict.
 struct Verdict {
     api_version: String,
     kind: String,
-    namespace: String,
-    name: String,
-    /// The validation, or why the object could not be validated.
-    outcome: Result<ObjectValidation, String>,
-    /// The request failed before validation (strict field validation): why.
-    rejected: Option<String>,
+    group: String,
+    /// The answer, or why the object could not be validated.
+    outcome: Result<Answer, String>,
+    update: bool,
 }
 
-fn verdict(
-    object: Result<&Json, &String>,
-    crds: &[CompiledCrd],
-    olds: &HashMap<ObjectKey, Json>,
-    fields: FieldValidation,
-) -> Verdict {
-    let field = |o: &Json, p: &[&str]| {
-        p.iter()
-            .try_fold(o, |v, k| v.get(k))
-            .and_then(Json::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
+fn verdict(object: Result<Json, String>, duplicates: &[String], context: &Context) -> Verdict {
     let object = match object {
         Ok(o) => o,
         Err(e) => {
             return Verdict {
                 api_version: String::new(),
                 kind: String::new(),
-                namespace: String::new(),
-                name: String::new(),
-                outcome: Err(e.clone()),
-                rejected: None,
+                group: String::new(),
+                outcome: Err(e),
+                update: false,
             };
         }
     };
-    let api_version = field(object, &["apiVersion"]);
-    let kind = field(object, &["kind"]);
-    let mut rejected = None;
-    let outcome = match crds.iter().find(|c| c.owns(&api_version, &kind)) {
-        Some(crd) => {
-            let mut v = crd.validate(object, olds.get(&key_of(object)));
-            match fields {
-                FieldValidation::Strict if !v.unknown_fields.is_empty() => {
-                    let version = api_version.rsplit('/').next().unwrap_or("");
-                    rejected = Some(strict_decoding_error(&kind, version, &v.unknown_fields));
-                    v.warnings.retain(|w| !w.starts_with("unknown field "));
-                    Ok(v)
-                }
-                FieldValidation::Ignore => {
-                    v.warnings.retain(|w| !w.starts_with("unknown field "));
-                    Ok(v)
-                }
-                _ => Ok(v),
-            }
-        }
-        None => Err(format!(
-            "no CustomResourceDefinition serves {api_version}, Kind={kind}"
-        )),
+    let field = |p: &[&str]| {
+        p.iter()
+            .try_fold(&object, |v, k| v.get(k))
+            .and_then(Json::as_str)
+            .unwrap_or("")
+            .to_string()
     };
-    Verdict {
-        namespace: field(object, &["metadata", "namespace"]),
-        name: field(object, &["metadata", "name"]),
+    let api_version = field(&["apiVersion"]);
+    let kind = field(&["kind"]);
+    let mut verdict = Verdict {
+        group: api_version
+            .rsplit_once('/')
+            .map_or(String::new(), |(g, _)| g.to_string()),
         api_version,
         kind,
-        outcome,
-        rejected,
-    }
+        outcome: Err(String::new()),
+        update: false,
+    };
+    let crd: &CompiledCrd = match context.crds.route(&verdict.api_version, &verdict.kind) {
+        None => {
+            verdict.outcome = Err(format!(
+                "no CustomResourceDefinition serves {}, Kind={}",
+                verdict.api_version, verdict.kind
+            ));
+            return verdict;
+        }
+        Some(Err(e)) => {
+            verdict.outcome = Err(format!("its CustomResourceDefinition is refused: {e}"));
+            return verdict;
+        }
+        Some(Ok(crd)) => crd,
+    };
+    let old = context
+        .olds
+        .get(&key_in(&object, &context.request.namespace));
+    verdict.update = old.is_some();
+    verdict.outcome = Ok(match old {
+        Some(old) => crd.update(
+            object,
+            duplicates,
+            old,
+            &context.request,
+            context.server_minor,
+        ),
+        None => crd.create(object, duplicates, &context.request, context.server_minor),
+    });
+    verdict
 }
 
 impl Verdict {
-    fn to_text(&self, doc: &Document) -> String {
-        let at = doc.location();
+    fn to_text(&self, at: &str) -> String {
         let mut s = String::new();
         match &self.outcome {
             Err(e) => s.push_str(&format!("{at}: error: {e}\n")),
-            Ok(v) => {
-                for w in &v.warnings {
+            Ok(a) => {
+                for w in &a.warnings {
                     s.push_str(&format!("{at}: Warning: {w}\n"));
                 }
-                if let Some(why) = &self.rejected {
-                    s.push_str(&format!("{at}: {why}\n"));
-                } else if v.errors.is_empty() {
-                    s.push_str(&format!("{at}: {} {:?} is valid\n", self.kind, self.name));
-                } else {
-                    s.push_str(&format!(
+                match &a.outcome {
+                    Outcome::Accepted => {
+                        s.push_str(&format!("{at}: {} {:?} is valid\n", self.kind, a.name()));
+                    }
+                    Outcome::BadRequest(message) => s.push_str(&format!(
+                        "{at}: Error from server (BadRequest): {message}\n"
+                    )),
+                    Outcome::Invalid(errors) => s.push_str(&format!(
                         "{at}: {}\n",
-                        invalid_message(&self.kind, &self.name, &v.errors)
-                    ));
+                        invalid_message(&self.kind, a.name(), errors)
+                    )),
                 }
             }
         }
         s
     }
 
-    fn to_json(&self, doc: &Document) -> Json {
+    fn to_json(&self, file: &str, index: usize) -> Json {
         let mut j = json!({
-            "file": doc.file,
-            "document": doc.index,
+            "file": file,
+            "document": index,
             "apiVersion": self.api_version,
             "kind": self.kind,
-            "namespace": self.namespace,
-            "name": self.name,
         });
         let m = j.as_object_mut().expect("an object");
         match &self.outcome {
             Err(e) => {
+                m.insert("namespace".into(), json!(""));
+                m.insert("name".into(), json!(""));
                 m.insert("valid".into(), Json::Null);
                 m.insert("error".into(), json!(e));
             }
-            Ok(v) => {
-                m.insert(
-                    "valid".into(),
-                    json!(v.errors.is_empty() && self.rejected.is_none()),
-                );
-                if let Some(why) = &self.rejected {
-                    m.insert("rejected".into(), json!(why));
-                }
-                m.insert(
-                    "errors".into(),
-                    Json::Array(v.errors.iter().map(error_json).collect()),
-                );
-                m.insert("warnings".into(), json!(v.warnings));
+            Ok(a) => {
+                let meta = |k: &str| {
+                    a.object
+                        .get("metadata")
+                        .and_then(|m| m.get(k))
+                        .and_then(Json::as_str)
+                        .unwrap_or("")
+                        .to_string()
+                };
+                m.insert("namespace".into(), json!(meta("namespace")));
+                m.insert("name".into(), json!(a.name()));
+                m.insert("valid".into(), json!(a.accepted()));
+                let errors = match &a.outcome {
+                    Outcome::Invalid(errors) => errors.iter().map(error_json).collect(),
+                    _ => Vec::new(),
+                };
+                m.insert("errors".into(), Json::Array(errors));
+                m.insert("warnings".into(), json!(a.warnings));
                 // What the rules took from the per-object budget.
                 let budget = celerity_kubernetes::crd::RUNTIME_COST_BUDGET;
                 m.insert(
                     "runtime_cost".into(),
-                    json!(budget.saturating_sub(v.remaining_budget)),
+                    json!(budget.saturating_sub(a.remaining_budget)),
                 );
-                if !v.errors.is_empty() {
-                    m.insert(
-                        "message".into(),
-                        json!(invalid_message(&self.kind, &self.name, &v.errors)),
-                    );
+                let status = status_json(a, &self.kind, &self.group).unwrap_or_else(|| {
+                    json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
+                        "status": "Success", "code": if self.update { 200 } else { 201 }})
+                });
+                if let Some(message) = status.get("message") {
+                    m.insert("message".into(), message.clone());
                 }
+                m.insert("status".into(), status);
             }
         }
         j

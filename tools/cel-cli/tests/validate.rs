@@ -34,7 +34,8 @@ fn the_example_validates_as_the_api_server_would() {
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
     // A rule with a message expression and a defaulted field (maxReplicas: 10).
-    assert!(out.contains("The WebApp \"analytics\" is invalid:\n* spec: Invalid value: replicas must be between minReplicas and maxReplicas\n"), "{out}");
+    // kubectl's layout: the head keeps its trailing space before the list.
+    assert!(out.contains("The WebApp \"analytics\" is invalid: \n* spec: Invalid value: replicas must be between minReplicas and maxReplicas\n"), "{out}");
     assert!(out.contains("* spec.image: Invalid value: \"registry.example.com/analytics:latest\": image registry.example.com/analytics:latest must be pinned to a tag other than latest\n"), "{out}");
     // A reason and a field path.
     assert!(
@@ -97,14 +98,37 @@ fn json_output_has_one_object_per_manifest() {
     let first = &lines[0]["errors"][0];
     assert_eq!(first["type"], "FieldValueInvalid");
     assert_eq!(first["field"], "spec");
+    // The message is the API server's Status message; the Status is the API server's.
     assert!(
         lines[0]["message"]
             .as_str()
             .unwrap()
-            .starts_with("The WebApp \"analytics\" is invalid:")
+            .starts_with("WebApp.apps.example.com \"analytics\" is invalid: [spec: Invalid value: replicas must be between minReplicas and maxReplicas, spec.image: ")
+    );
+    let status = &lines[0]["status"];
+    assert_eq!(status["kind"], "Status");
+    assert_eq!(status["code"], 422);
+    assert_eq!(status["reason"], "Invalid");
+    assert_eq!(status["message"], lines[0]["message"]);
+    assert_eq!(
+        status["details"]["causes"][0],
+        serde_json::json!({"reason": "FieldValueInvalid", "message": "Invalid value: replicas must be between minReplicas and maxReplicas", "field": "spec"})
+    );
+    assert_eq!(
+        (
+            &status["details"]["name"],
+            &status["details"]["group"],
+            &status["details"]["kind"]
+        ),
+        (
+            &serde_json::json!("analytics"),
+            &serde_json::json!("apps.example.com"),
+            &serde_json::json!("WebApp")
+        )
     );
     assert_eq!(lines[5]["valid"], true);
     assert_eq!(lines[5]["errors"], serde_json::json!([]));
+    assert_eq!(lines[5]["status"]["status"], "Success");
     // What the rules cost, out of the per-object budget.
     assert_eq!(lines[0]["runtime_cost"], 146);
 }
@@ -115,7 +139,10 @@ fn bad_input_is_reported_and_the_rest_still_validated() {
     let o = cel_stdin(&["validate", "--crd", CRD, "-"], manifests);
     assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
     let out = stdout(&o);
-    assert!(out.contains("-#2: error: invalid YAML"), "{out}");
+    assert!(
+        out.contains("-#2: error: error converting YAML to JSON: yaml: line "),
+        "{out}"
+    );
     assert!(out.contains("-: WebApp \"ok\" is valid"), "{out}");
     assert!(
         out.contains(
@@ -133,8 +160,20 @@ fn bad_input_is_reported_and_the_rest_still_validated() {
         ],
         "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: x.y.z}\nspec: {group: y.z, names: {kind: X, plural: x}, scope: Namespaced, versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-validations: [{rule: 'self.nope'}]}}}]}\n",
     );
+    // The CRD serves no manifest here, so it is never compiled: nothing to report.
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stdout(&o).contains("not validated"), "{}", stdout(&o));
+    // Routed to, it is refused with the API server's words.
+    let crd_file = support::temp_file(
+        "bad-crd.yaml",
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: x.y.z}\nspec: {group: y.z, names: {kind: X, plural: x}, scope: Namespaced, versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-validations: [{rule: 'self.nope'}]}}}]}\n",
+    );
+    let o = cel_stdin(
+        &["validate", "--crd", crd_file.to_str().unwrap(), "-"],
+        "apiVersion: y.z/v1\nkind: X\nmetadata: {name: a}\n",
+    );
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("The CustomResourceDefinition \"x.y.z\" is invalid: spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value:"), "{}", stderr(&o));
+    assert!(stdout(&o).contains("-: error: its CustomResourceDefinition is refused: The CustomResourceDefinition \"x.y.z\" is invalid: spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value:"), "{}", stdout(&o));
 }
 
 #[test]
@@ -148,7 +187,7 @@ fn yaml_bombs_and_deep_documents_are_refused() {
     }
     let o = cel_stdin(&["validate", "--crd", CRD, "-"], &bomb);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stdout(&o).contains("error: invalid YAML"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("excessive aliasing"), "{}", stdout(&o));
     let deep = format!("{}1{}", "[".repeat(5000), "]".repeat(5000));
     let o = cel_stdin(&["validate", "--crd", CRD, "-"], &deep);
     assert_eq!(o.status.code(), Some(2));
@@ -307,7 +346,7 @@ fn unknown_fields_follow_field_validation() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stdout(&o),
-        "-: WebApp in version \"v1\" cannot be handled as a WebApp: strict decoding error: unknown field \"spec.colour\"\n1 object: 0 valid, 1 invalid\n"
+        "-: Error from server (BadRequest): WebApp in version \"v1\" cannot be handled as a WebApp: strict decoding error: unknown field \"spec.colour\"\n1 object: 0 valid, 1 invalid\n"
     );
     let o = cel_stdin(
         &["validate", "--crd", CRD, "--field-validation", "warn", "-"],
@@ -332,5 +371,231 @@ fn unknown_fields_follow_field_validation() {
     assert_eq!(
         stdout(&o),
         "-: WebApp \"w\" is valid\n1 object: 1 valid, 0 invalid\n"
+    );
+}
+
+/// A namespaced CRD with status and scale subresources, a rule on the name, a rule on the
+/// status, and its cluster-scoped twin (`Gadget`).
+fn widgets_crd() -> std::path::PathBuf {
+    let version = |kind: &str, scope: &str, plural: &str| {
+        format!(
+            r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {{name: {plural}.example.com}}
+spec:
+  group: example.com
+  scope: {scope}
+  names: {{plural: {plural}, singular: x, kind: {kind}, listKind: {kind}List}}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {{}}
+      scale: {{specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas, labelSelectorPath: .status.selector}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-validations:
+        - {{rule: "self.metadata.name.startsWith('w')", message: "name must start with w"}}
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - {{rule: "self.size >= 0", message: "size must be non-negative"}}
+            properties:
+              size: {{type: integer}}
+              replicas: {{type: integer}}
+              mode: {{type: string}}
+          status:
+            type: object
+            x-kubernetes-validations:
+            - rule: "!has(self.replicas) || self.replicas < 100"
+            properties:
+              replicas: {{type: integer}}
+              selector: {{type: string}}
+"#
+        )
+    };
+    support::temp_file(
+        "widgets.yaml",
+        &format!(
+            "{}---\n{}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: not-a-crd}}\n",
+            version("Widget", "Namespaced", "widgets"),
+            version("Gadget", "Cluster", "gadgets")
+        ),
+    )
+}
+
+fn validate_stdin(extra: &[&str], input: &str) -> (Option<i32>, String, String) {
+    let crd = widgets_crd();
+    let mut args = vec!["validate", "--crd", crd.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    args.push("-");
+    let o = cel_stdin(&args, input);
+    (o.status.code(), stdout(&o), stderr(&o))
+}
+
+#[test]
+fn namespaces_are_given_and_taken_as_kubectl_does() {
+    // A namespaced object without a namespace that breaks a rule: the rule's message, not
+    // a namespace error.
+    let (code, out, _) = validate_stdin(
+        &[],
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: -1}\n",
+    );
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(
+        out,
+        "-: The Widget \"w1\" is invalid: spec: Invalid value: size must be non-negative\n1 object: 0 valid, 1 invalid\n"
+    );
+    let (_, out, _) = validate_stdin(
+        &["--namespace", "team-a", "--output", "json"],
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 1}\n",
+    );
+    assert!(out.contains("\"namespace\":\"team-a\""), "{out}");
+    // A cluster-scoped object with a namespace: kubectl drops it.
+    let (code, out, _) = validate_stdin(
+        &[],
+        "apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: w2, namespace: default}\nspec: {size: 1}\n",
+    );
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            Some(0),
+            "-: Gadget \"w2\" is valid\n1 object: 1 valid, 0 invalid\n"
+        )
+    );
+    // A namespace that is not a valid name is the metadata error, at its path.
+    let (code, out, _) = validate_stdin(
+        &[],
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w3, namespace: Bad_NS}\nspec: {size: 1}\n",
+    );
+    assert_eq!(code, Some(1));
+    assert!(
+        out.contains("metadata.namespace: Invalid value: \"Bad_NS\""),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_create_path_is_the_api_servers() {
+    // Unknown metadata fields are strict-decoding errors, before pruned fields.
+    let (_, out, _) = validate_stdin(
+        &[],
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1, label: {a: b}}\nspec: {size: 1, bogus: 2}\n",
+    );
+    assert!(out.contains("-: Error from server (BadRequest): Widget in version \"v1\" cannot be handled as a Widget: strict decoding error: unknown field \"metadata.label\", unknown field \"spec.bogus\"\n"), "{out}");
+    // generateName: the name is generated before the rules run.
+    let (code, out, _) = validate_stdin(
+        &[],
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {generateName: web-}\nspec: {size: 1}\n",
+    );
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.starts_with("-: Widget \"web-"), "{out}");
+    // Finalizer names get the API server's warnings, in sorted order.
+    let (_, out, _) = validate_stdin(
+        &[],
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1, finalizers: [foo, example.com, example.com/f, kubernetes]}\nspec: {size: 1}\n",
+    );
+    assert!(out.starts_with("-: Warning: metadata.finalizers: \"example.com\": prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers\n-: Warning: metadata.finalizers: \"foo\": prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers\n"), "{out}");
+    // Malformed metadata refuses the request before validation.
+    let (_, out, _) = validate_stdin(
+        &[],
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1, labels: notamap}\nspec: {size: 1}\n",
+    );
+    assert!(out.contains("-: Error from server (BadRequest): Widget in version \"v1\" cannot be handled as a Widget: json: cannot unmarshal string into Go struct field ObjectMeta.labels of type map[string]string\n"), "{out}");
+    // The status subresource: a create drops the status, so its rule cannot fail.
+    let (code, _, _) = validate_stdin(
+        &[],
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 1}\nstatus: {replicas: 500}\n",
+    );
+    assert_eq!(code, Some(0));
+    // The scale subresource's checks.
+    let (_, out, _) = validate_stdin(
+        &[],
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 1, replicas: -1}\n",
+    );
+    assert!(
+        out.contains(": .spec.replicas: Invalid value: -1: should be a non-negative integer"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_update_path_is_the_api_servers() {
+    let old = support::temp_file(
+        "old-widget.yaml",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1, uid: '1111'}\nspec: {size: 1}\nstatus: {replicas: 5}\n",
+    );
+    // The stored status replaces the manifest's: its rule passes.
+    let (code, out, _) = validate_stdin(
+        &["--old", old.to_str().unwrap()],
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 2}\nstatus: {replicas: 500}\n",
+    );
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            Some(0),
+            "-: Widget \"w1\" is valid\n1 object: 1 valid, 0 invalid\n"
+        )
+    );
+    // The uid may not change.
+    let (code, out, _) = validate_stdin(
+        &["--old", old.to_str().unwrap()],
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1, uid: '2222'}\nspec: {size: 2}\n",
+    );
+    assert_eq!(code, Some(1));
+    assert!(
+        out.contains("metadata.uid: Invalid value: \"2222\": field is immutable"),
+        "{out}"
+    );
+}
+
+#[test]
+fn inputs_are_read_as_kubernetes_reads_them() {
+    // Lists, nested and typed: items take the list's kind.
+    let (code, out, _) = validate_stdin(
+        &[],
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items:\n  - {apiVersion: example.com/v1, kind: Widget, metadata: {name: w-inner}, spec: {size: 1}}\n---\napiVersion: example.com/v1\nkind: WidgetList\nitems:\n- metadata: {name: w-typed}\n  spec: {size: 1}\n",
+    );
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(
+        out,
+        "-: Widget \"w-inner\" is valid\n-#1: Widget \"w-typed\" is valid\n2 objects: 2 valid, 0 invalid\n"
+    );
+    // Repeated keys are a strict-decoding error (the last value is kept otherwise); YAML
+    // 1.1 values as kubectl converts them.
+    let (_, out, _) = validate_stdin(
+        &[],
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 1, size: 2}\n",
+    );
+    assert!(
+        out.contains("strict decoding error: duplicate field \"spec.size\""),
+        "{out}"
+    );
+    let (code, out, _) = validate_stdin(
+        &["--output", "json"],
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 0755, mode: on}\n",
+    );
+    // `on` is a boolean to kubectl, so a string field refuses it.
+    assert_eq!(code, Some(1));
+    assert!(
+        out.contains("spec.mode: Invalid value: \\\"boolean\\\""),
+        "{out}"
+    );
+    // Documents that are not CRDs in --crd are skipped, and said with --verbose.
+    let (code, _, err) = validate_stdin(
+        &["--verbose"],
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 1}\n",
+    );
+    assert_eq!(code, Some(0));
+    assert!(
+        err.contains("#2: skipped: not a CustomResourceDefinition"),
+        "{err}"
+    );
+    assert!(
+        err.contains("1 of 2 CustomResourceDefinitions compiled"),
+        "{err}"
     );
 }

@@ -167,6 +167,7 @@ impl SchemaHooks for CrdHooks<'_> {
         }
         let runtime = RuleOptions {
             expressions: ExpressionKind::StoredExpressions,
+            estimate_costs: false,
             ..self.options.clone()
         };
         let validator = SchemaValidator::new(site.schema, site.is_resource_root, &runtime);

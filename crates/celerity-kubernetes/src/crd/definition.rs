@@ -14,6 +14,7 @@ use serde_json::Value as Json;
 
 use super::checks::{CrdHooks, TotalCost, check_schema_with_rules};
 use super::rules::{RuleOptions, default_compatibility_version};
+use super::scale::ScaleSubresource;
 use super::validator::{SchemaValidator, ValidateOptions, Validation};
 use celerity::{Backend, CompileSettings};
 
@@ -68,21 +69,23 @@ impl std::fmt::Display for CrdError {
     }
 }
 
-/// The message `kubectl` prints for an invalid object: `The Widget "w1" is invalid: <error>`,
-/// or one error per line (`* ...`) when there are several.
+/// The message `kubectl` prints for an invalid object (kubectl `checkErr` on a `422`
+/// Status): `The Widget "w1" is invalid: <error>`, or, for several errors, the head with its
+/// trailing space and one `* <error>` line per error; repeated errors once.
 pub fn invalid_message(kind: &str, name: &str, errors: &[FieldError]) -> String {
     let head = format!(
         "The {kind} {} is invalid: ",
         cel_k8s_schema::field::go_quote(name)
     );
-    match errors {
+    let texts = super::request::distinct_texts(errors);
+    match texts.as_slice() {
         [] => head.trim_end_matches(": ").to_string(),
         [one] => format!("{head}{one}"),
         many => {
-            let mut s = head.trim_end().to_string();
-            for e in many {
+            let mut s = head;
+            for t in many {
                 s.push_str("\n* ");
-                s.push_str(&e.to_string());
+                s.push_str(t);
             }
             s
         }
@@ -100,6 +103,8 @@ pub struct CrdVersion {
     pub storage: bool,
     /// Whether the `status` subresource is enabled (creates then drop `status`).
     pub status_subresource: bool,
+    /// The `scale` subresource, if enabled.
+    pub scale: Option<ScaleSubresource>,
     /// The schema.
     pub schema: Arc<Schema>,
     /// Its rules, compiled for validating objects.
@@ -107,7 +112,7 @@ pub struct CrdVersion {
     /// Its OpenAPI validation, prepared.
     openapi: Arc<openapi::Validator>,
     /// Its defaults, prepared.
-    defaulter: Arc<Defaulter>,
+    pub(crate) defaulter: Arc<Defaulter>,
 }
 
 /// A CRD, compiled.
@@ -238,14 +243,29 @@ impl CompiledCrd {
         }
         let schema_path = schema_paths(&versions_json);
         let mut versions = Vec::new();
-        let mut total_costs = Vec::new();
-        let rule_options = |kind| RuleOptions {
-            version: options.version,
-            expressions: kind,
-            per_call_limit: options.per_call_limit,
-            backend: options.backend,
-            compile: options.compile.clone(),
+        let mut total_costs: Vec<TotalCost> = Vec::new();
+        let rule_options = |kind| {
+            let checks = kind == ExpressionKind::NewExpressions;
+            RuleOptions {
+                version: options.version,
+                expressions: kind,
+                per_call_limit: options.per_call_limit,
+                // The CRD checks' programs only say whether a rule can be planned; they
+                // never run, so they are never compiled to native code.
+                backend: if checks {
+                    Backend::Interpreter
+                } else {
+                    options.backend
+                },
+                compile: options.compile.clone(),
+                // Only the CRD checks need estimates.
+                estimate_costs: checks,
+            }
         };
+        // Versions with the same schema (most CRDs serve several versions of one schema)
+        // are checked and prepared once: the first one's results serve the others.
+        // (schema, index in `versions`, index in `versions_json`)
+        let mut prepared: Vec<(&Json, usize, usize)> = Vec::new();
         for (i, v) in versions_json.iter().enumerate() {
             let name = v
                 .get("name")
@@ -253,6 +273,31 @@ impl CompiledCrd {
                 .unwrap_or("")
                 .to_string();
             let schema_json = v.get("schema").and_then(|s| s.get("openAPIV3Schema"));
+            let status_subresource = v
+                .get("subresources")
+                .and_then(|s| s.get("status"))
+                .is_some();
+            if let Some(sj) = schema_json
+                && let Some(&(_, first, first_json)) = prepared.iter().find(|(j, _, _)| *j == sj)
+                && old.is_none()
+                // Errors about a shared schema are reported once, at one path; versions
+                // whose schemas are reported apart are checked apart.
+                && schema_path[first_json] == schema_path[i]
+                && versions
+                    .get(first)
+                    .is_some_and(|f: &CrdVersion| f.status_subresource == status_subresource)
+            {
+                let same: CrdVersion = versions[first].clone();
+                total_costs.push(total_costs[first].clone());
+                versions.push(CrdVersion {
+                    name,
+                    scale: ScaleSubresource::of_version(v),
+                    served: v.get("served").and_then(Json::as_bool).unwrap_or(false),
+                    storage: v.get("storage").and_then(Json::as_bool).unwrap_or(false),
+                    ..same
+                });
+                continue;
+            }
             let schema = match schema_json {
                 None => Schema::default(),
                 Some(j) => match Schema::from_json(j, &schema_path[i]) {
@@ -263,10 +308,6 @@ impl CompiledCrd {
                     }
                 },
             };
-            let status_subresource = v
-                .get("subresources")
-                .and_then(|s| s.get("status"))
-                .is_some();
             // The schema as a new CRD must have it: structural, valid, its rules compiling
             // as new expressions within the cost limits.
             let new_rules = rule_options(ExpressionKind::NewExpressions);
@@ -290,8 +331,12 @@ impl CompiledCrd {
                 &mut hooks,
             ));
             total_costs.push(hooks.total);
+            if let Some(sj) = schema_json {
+                prepared.push((sj, versions.len(), i));
+            }
             let runtime = rule_options(ExpressionKind::StoredExpressions);
             versions.push(CrdVersion {
+                scale: ScaleSubresource::of_version(v),
                 served: v.get("served").and_then(Json::as_bool).unwrap_or(false),
                 storage: v.get("storage").and_then(Json::as_bool).unwrap_or(false),
                 status_subresource,
@@ -371,29 +416,62 @@ impl CompiledCrd {
         {
             m.remove("status");
         }
+        let meta = objectmeta::validate_root_metadata(&object, &Path::root(), self.namespaced);
+        let checked = version.check(&object, old.as_ref(), meta, Vec::new());
+        warnings.extend(checked.warnings);
+        ObjectValidation {
+            errors: checked.errors,
+            warnings,
+            remaining_budget: checked.remaining_budget,
+            unknown_fields,
+        }
+    }
+}
+
+/// What [`CrdVersion::check`] found.
+pub(crate) struct Checked {
+    pub(crate) errors: Vec<FieldError>,
+    pub(crate) warnings: Vec<String>,
+    pub(crate) remaining_budget: i64,
+}
+
+impl CrdVersion {
+    /// The custom resource strategy's validation of a prepared object (Kubernetes'
+    /// `customResourceStrategy.Validate`/`ValidateUpdate`, apiextensions-apiserver
+    /// `pkg/registry/customresource/strategy.go` and `validator.go`), in its order:
+    /// `meta` (the metadata errors the strategy found), the OpenAPI schema (ratcheted on
+    /// update), the scale subresource, embedded resources, list types (on update only when
+    /// the old object passes them), then the CEL rules, unless an error so far blocks them.
+    /// `outside` are errors found before the strategy (on update, the common metadata
+    /// checks): reported first, and never blocking the rules.
+    pub(crate) fn check(
+        &self,
+        object: &Json,
+        old: Option<&Json>,
+        meta: Vec<FieldError>,
+        outside: Vec<FieldError>,
+    ) -> Checked {
         let root = Path::root();
-        let mut errors = objectmeta::validate_root_metadata(&object, &root, self.namespaced);
-        match &old {
-            None => errors.extend(version.openapi.validate(&object, &root)),
+        let mut warnings = Vec::new();
+        let mut errors = meta;
+        match old {
+            None => errors.extend(self.openapi.validate(object, &root)),
             Some(o) => {
-                let (errs, ratcheted) = version.openapi.validate_update(&object, o, &root);
+                let (errs, ratcheted) = self.openapi.validate_update(object, o, &root);
                 errors.extend(errs);
                 warnings.extend(ratcheted.iter().map(FieldError::to_string));
             }
         }
-        errors.extend(objectmeta::validate_embedded(
-            &version.schema,
-            &object,
-            &root,
-        ));
-        errors.extend(match &old {
-            None => listtype::validate_list_sets_and_maps(&version.schema, &object, &root),
-            Some(o) => {
-                listtype::validate_list_sets_and_maps_update(&version.schema, &object, o, &root)
-            }
+        if let Some(scale) = &self.scale {
+            errors.extend(scale.validate(object));
+        }
+        errors.extend(objectmeta::validate_embedded(&self.schema, object, &root));
+        errors.extend(match old {
+            None => listtype::validate_list_sets_and_maps(&self.schema, object, &root),
+            Some(o) => listtype::validate_list_sets_and_maps_update(&self.schema, object, o, &root),
         });
         let mut remaining_budget = super::validator::RUNTIME_COST_BUDGET;
-        if version.validator.has_rules() {
+        if self.validator.has_rules() {
             if errors.iter().any(blocks_rules) {
                 errors.push(FieldError::invalid(
                     &root,
@@ -405,9 +483,9 @@ impl CompiledCrd {
                     errors: rule_errors,
                     warnings: rule_warnings,
                     remaining_budget: left,
-                } = version.validator.validate(
-                    &object,
-                    old.as_ref(),
+                } = self.validator.validate(
+                    object,
+                    old,
                     &ValidateOptions {
                         correlate: old.is_some(),
                         ..ValidateOptions::default()
@@ -418,11 +496,12 @@ impl CompiledCrd {
                 remaining_budget = left;
             }
         }
-        ObjectValidation {
-            errors,
+        let mut all = outside;
+        all.extend(errors);
+        Checked {
+            errors: all,
             warnings,
             remaining_budget,
-            unknown_fields,
         }
     }
 }

@@ -10,14 +10,22 @@
 //! * [`check_rules`]: the checks the API server makes of a CRD's rules when the CRD is
 //!   created (they compile as new expressions, their estimated costs fit the limits).
 //! * [`CompiledCrd`]: a whole CustomResourceDefinition, compiled once; then
-//!   [`CompiledCrd::validate`] objects of its kind as the API server does.
+//!   [`CompiledCrd::create`] or [`CompiledCrd::update`] objects of its kind as the API
+//!   server handles those requests (kubectl's namespace, strict decoding, name
+//!   generation, the status subresource, metadata and scale checks, the strategy's
+//!   validation, warnings), with the API server's [`status_json`]; or
+//!   [`CompiledCrd::validate`] an object as the strategy alone does.
+//! * [`CrdSet`]: many CRDs, each compiled when an object is first routed to it.
 //!
 //! The schema side (types, values, sizes, escaping, OpenAPI) is `cel-k8s-schema`'s,
 //! re-exported as [`schema`].
 
 mod checks;
 mod definition;
+mod request;
 mod rules;
+mod scale;
+mod set;
 mod validator;
 
 pub use cel_k8s_schema as schema;
@@ -29,10 +37,15 @@ pub use definition::{
     CompiledCrd, CrdError, CrdOptions, CrdVersion, ObjectValidation, invalid_message,
     strict_decoding_error,
 };
+pub use request::{
+    Answer, FieldValidation, Outcome, RequestOptions, invalid_status_message, status_json,
+};
 pub use rules::{
     CompiledRule, MAX_REQUEST_SIZE_BYTES, OLD_SELF_VARIABLE, RuleEnv, RuleError, RuleErrorType,
     RuleOptions, SELF_VARIABLE, compile_rules, default_compatibility_version,
 };
+pub use scale::ScaleSubresource;
+pub use set::{CrdSet, Skipped};
 pub use validator::{
     MAX_MESSAGE_EXPRESSION_BYTES, RUNTIME_COST_BUDGET, SchemaValidator, ValidateOptions, Validation,
 };

@@ -2,15 +2,17 @@
 //! the environment with `self` and `oldSelf` typed by the node's schema, each rule and its
 //! `messageExpression` checked and planned, their cost estimated with the schema's sizes.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use cel_k8s::{ExpressionKind, KubeVersion, KubernetesProfile};
 use cel_k8s_schema::decl::{DeclSizes, DeclType, SchemaTypes, unique_self_type_name};
 use cel_k8s_schema::fieldpath::{FieldPathOptions, valid_field_path};
 use cel_k8s_schema::{Schema, ValidationRule};
 
+use cel_types::TypeProvider;
 use celerity::kubernetes::KubernetesEnv;
-use celerity::{Ast, Backend, CompileSettings, Env, Program, ProgramOptions, Type};
+use celerity::{Ast, Backend, CompileSettings, Env, Program, ProgramOptions, Type, VariableDecl};
 
 /// The variable a rule's subject is bound to.
 pub const SELF_VARIABLE: &str = "self";
@@ -36,6 +38,9 @@ pub struct RuleOptions {
     pub backend: Backend,
     /// Where native compiles run and who hears of them (see [`CompileSettings`]).
     pub compile: CompileSettings,
+    /// Whether each rule's cost is estimated ([`CompiledRule::max_cost`]): the CRD checks
+    /// need it, validating objects does not (on by default).
+    pub estimate_costs: bool,
 }
 
 impl Default for RuleOptions {
@@ -46,6 +51,7 @@ impl Default for RuleOptions {
             per_call_limit: 1_000_000,
             backend: Backend::Jit,
             compile: CompileSettings::default(),
+            estimate_costs: true,
         }
     }
 }
@@ -56,6 +62,7 @@ celerity::option_setters!(RuleOptions {
     per_call_limit: u64,
     backend: Backend,
     compile: CompileSettings,
+    estimate_costs: bool,
 });
 
 /// The compatibility version of the newest API server described: one minor version below
@@ -148,37 +155,71 @@ pub struct RuleEnv {
 }
 
 impl RuleEnv {
-    /// The environments of a node of type `decl` (its object types get fresh names).
+    /// The environments of a node of type `decl` (its object types get fresh names): the
+    /// version's environment, built once per process, with `self` and
+    /// `oldSelf` added.
     pub fn new(decl: &DeclType, options: &RuleOptions) -> RuleEnv {
         let named = decl.clone().with_type_name(&unique_self_type_name());
         let self_type = named.cel_type();
         let profile = KubernetesProfile::new(options.version, options.expressions);
-        let types =
-            SchemaTypes::new(&named).with_keyword_field_names(profile.options.keyword_field_names);
-        let base = KubernetesEnv::new(options.version)
-            .kind(options.expressions)
-            .with_authorizer_variable(false)
-            .builder()
-            .type_provider(Arc::new(types))
-            .cost_limit(Some(options.per_call_limit))
-            .compile_settings(options.compile.clone())
-            .variable(SELF_VARIABLE, self_type.clone());
+        let types: Arc<dyn TypeProvider> = Arc::new(
+            SchemaTypes::new(&named).with_keyword_field_names(profile.options.keyword_field_names),
+        );
+        let base = base_env(options);
         // `oldSelf` arrived in Kubernetes 1.24.
         let has_old_self = options.version >= KubeVersion::new(1, 24);
-        let with_old = |t: Type| {
-            let b = base.clone();
+        let with_old = |old: Type| {
+            let mut vars = vec![VariableDecl::new(SELF_VARIABLE, self_type.clone())];
             if has_old_self {
-                b.variable(OLD_SELF_VARIABLE, t).build()
-            } else {
-                b.build()
+                vars.push(VariableDecl::new(OLD_SELF_VARIABLE, old));
             }
+            base.with_variables(Some(types.clone()), vars)
         };
         RuleEnv {
             plain: with_old(self_type.clone()),
-            optional: with_old(Type::optional(self_type)),
+            optional: with_old(Type::optional(self_type.clone())),
             sizes: DeclSizes::new(Arc::new(named)),
         }
     }
+}
+
+/// The environment rules compile in before `self` is declared: the version's Kubernetes
+/// environment with the per-call limit. It is the same for every schema node of every CRD,
+/// so it is built once per process for each version, expression kind and limit (with the
+/// default compile settings; a host's own settings get an environment of their own).
+fn base_env(options: &RuleOptions) -> Env {
+    let build = || {
+        KubernetesEnv::new(options.version)
+            .kind(options.expressions)
+            .with_authorizer_variable(false)
+            .builder()
+            .cost_limit(Some(options.per_call_limit))
+            .compile_settings(options.compile.clone())
+            .build()
+    };
+    if !options.compile.is_default() {
+        return build();
+    }
+    type Key = (KubeVersion, ExpressionKind, u64);
+    static BUILT: OnceLock<Mutex<HashMap<Key, Env>>> = OnceLock::new();
+    let key = (options.version, options.expressions, options.per_call_limit);
+    let built = BUILT.get_or_init(Mutex::default);
+    if let Some(env) = built
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+    {
+        return env.clone();
+    }
+    // Built outside the lock, so threads compiling different versions do not wait for each
+    // other; two threads building the same one keep the first.
+    let env = build();
+    built
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .entry(key)
+        .or_insert(env)
+        .clone()
 }
 
 /// Compiles the rules of `schema`'s node, whose type is `decl` (`None` if the node has no CEL
@@ -188,15 +229,25 @@ pub fn compile_rules(
     decl: Option<&DeclType>,
     options: &RuleOptions,
 ) -> Result<Vec<CompiledRule>, String> {
-    if schema.x_validations.is_empty() {
+    compile_node_rules(schema, &schema.x_validations, decl, options)
+}
+
+/// [`compile_rules`] for `rules` given apart from the node they are on (the validator takes
+/// them from the schema as written, the node from the schema with defaults applied).
+pub(crate) fn compile_node_rules(
+    schema: &Schema,
+    rules: &[ValidationRule],
+    decl: Option<&DeclType>,
+    options: &RuleOptions,
+) -> Result<Vec<CompiledRule>, String> {
+    if rules.is_empty() {
         return Ok(Vec::new());
     }
     let decl =
         decl.ok_or_else(|| "failed to convert to declType for CEL validation rules".to_string())?;
     let envs = RuleEnv::new(decl, options);
     let max_cardinality = MAX_REQUEST_SIZE_BYTES / (decl.min_serialized_size.max(0) as u64 + 1);
-    Ok(schema
-        .x_validations
+    Ok(rules
         .iter()
         .map(|rule| {
             let env = if rule.optional_old_self == Some(true) {
@@ -260,7 +311,9 @@ fn compile_rule(
             return out;
         }
     };
-    out.max_cost = env.estimate_cost(&ast, sizes).map_or(0, |c| c.max);
+    if options.estimate_costs {
+        out.max_cost = env.estimate_cost(&ast, sizes).map_or(0, |c| c.max);
+    }
     out.program = Some(program);
     if !rule.message_expression.is_empty() {
         compile_message_expression(&mut out, env, sizes, options);
@@ -289,7 +342,10 @@ fn compile_message_expression(
     }
     match plan(env, &ast, options) {
         Ok(p) => {
-            out.message_expression_max_cost = env.estimate_cost(&ast, sizes).map_or(0, |c| c.max);
+            if options.estimate_costs {
+                out.message_expression_max_cost =
+                    env.estimate_cost(&ast, sizes).map_or(0, |c| c.max);
+            }
             out.message_program = Some(p);
         }
         Err(e) => {

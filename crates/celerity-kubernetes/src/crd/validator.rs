@@ -3,7 +3,7 @@
 //! `self` (and `oldSelf` where the old object correlates), the per-object cost budget, the
 //! API server's field errors and messages, and ratcheting.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use cel_k8s_schema::decl::DeclType;
 use cel_k8s_schema::escape::escape;
@@ -14,7 +14,9 @@ use cel_runtime::object::check_data;
 use indexmap::IndexMap;
 use serde_json::Value as Json;
 
-use super::rules::{CompiledRule, OLD_SELF_VARIABLE, RuleOptions, SELF_VARIABLE, compile_rules};
+use super::rules::{
+    CompiledRule, OLD_SELF_VARIABLE, RuleOptions, SELF_VARIABLE, compile_node_rules,
+};
 use celerity::{Activation, ErrorKind, Program, Value};
 
 /// The per-object budget of the API server (`RuntimeCELCostBudget`).
@@ -35,9 +37,7 @@ pub struct SchemaValidator {
 struct Node {
     /// The node's `type`, shown as the value of errors about the node.
     schema_type: String,
-    rules: Vec<CompiledRule>,
-    compile_error: Option<String>,
-    uses_old_self: bool,
+    rules: LazyRules,
     /// How the node's data becomes `self`.
     model: ValueModel,
     /// For a `map` list: its key fields, to find each item's old value.
@@ -48,6 +48,82 @@ struct Node {
     properties: IndexMap<String, Node>,
     additional: Option<Box<Node>>,
     all_of: Vec<Node>,
+}
+
+/// A node's rules, compiled when a validation first reaches the node: an object visits a
+/// part of its schema, and the rules of nodes no object reaches cost nothing.
+#[derive(Debug)]
+struct LazyRules {
+    /// What to compile them from; `None` for a node without rules of its own.
+    source: Option<Box<RuleSource>>,
+    compiled: OnceLock<NodeRules>,
+}
+
+/// What a node's rules are compiled from.
+#[derive(Debug)]
+struct RuleSource {
+    rules: Vec<ValidationRule>,
+    /// The node, for rules with a `fieldPath` (which is checked against it); an empty
+    /// schema otherwise.
+    node: Schema,
+    decl: Option<DeclType>,
+    options: Arc<RuleOptions>,
+}
+
+/// A node's rules, compiled.
+#[derive(Debug, Default)]
+struct NodeRules {
+    rules: Vec<CompiledRule>,
+    compile_error: Option<String>,
+    uses_old_self: bool,
+}
+
+impl LazyRules {
+    fn new(
+        node: &Schema,
+        rules: &[ValidationRule],
+        decl: Option<&DeclType>,
+        options: &Arc<RuleOptions>,
+    ) -> LazyRules {
+        let source = (!rules.is_empty()).then(|| {
+            let needs_node = rules.iter().any(|r| !r.field_path.is_empty());
+            Box::new(RuleSource {
+                rules: rules.to_vec(),
+                node: if needs_node {
+                    node.clone()
+                } else {
+                    Schema::default()
+                },
+                decl: decl.cloned(),
+                options: options.clone(),
+            })
+        });
+        LazyRules {
+            source,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// The rules, compiled on first use (by whichever thread needs them first; the others
+    /// wait for that compile, which runs no user code).
+    fn get(&self) -> &NodeRules {
+        self.compiled.get_or_init(|| {
+            let Some(src) = &self.source else {
+                return NodeRules::default();
+            };
+            match compile_node_rules(&src.node, &src.rules, src.decl.as_ref(), &src.options) {
+                Ok(rules) => NodeRules {
+                    uses_old_self: rules.iter().any(|r| r.uses_old_self),
+                    rules,
+                    compile_error: None,
+                },
+                Err(e) => NodeRules {
+                    compile_error: Some(e),
+                    ..NodeRules::default()
+                },
+            }
+        })
+    }
 }
 
 /// How one validation runs.
@@ -123,7 +199,8 @@ impl SchemaValidator {
         decl: Option<&DeclType>,
         options: &RuleOptions,
     ) -> SchemaValidator {
-        let root = build(schema, schema, is_root, decl, options).map(Arc::new);
+        let options = Arc::new(options.clone());
+        let root = build(schema, schema, is_root, decl, &options).map(Arc::new);
         SchemaValidator {
             schema: Arc::new(schema.clone()),
             root,
@@ -142,7 +219,7 @@ impl SchemaValidator {
         let mut work: Vec<(String, &Node)> =
             self.root.iter().map(|n| (String::new(), &**n)).collect();
         while let Some((path, n)) = work.pop() {
-            out.extend(n.rules.iter().map(|r| (path.clone(), r)));
+            out.extend(n.rules.get().rules.iter().map(|r| (path.clone(), r)));
             for (i, a) in n.all_of.iter().enumerate().rev() {
                 work.push((format!("{path}.allOf[{i}]"), a));
             }
@@ -196,14 +273,9 @@ fn build(
     node: &Schema,
     is_root: bool,
     decl: Option<&DeclType>,
-    options: &RuleOptions,
+    options: &Arc<RuleOptions>,
 ) -> Option<Node> {
-    let mut compilation = node.clone();
-    compilation.x_validations = validation.x_validations.clone();
-    let (rules, compile_error) = match compile_rules(&compilation, decl, options) {
-        Ok(rules) => (rules, None),
-        Err(e) => (Vec::new(), Some(e)),
-    };
+    let rules = LazyRules::new(node, &validation.x_validations, decl, options);
     let elem = decl.and_then(DeclType::elem);
     let items = match (validation.items.as_deref(), node.items.as_deref()) {
         (Some(v), Some(n)) => build(v, n, n.x_embedded_resource, elem, options).map(Box::new),
@@ -241,17 +313,14 @@ fn build(
         .iter()
         .filter_map(|a| build(a, node, is_root, decl, options))
         .collect();
-    let anything = !rules.is_empty()
-        || compile_error.is_some()
+    let anything = rules.source.is_some()
         || items.is_some()
         || additional.is_some()
         || !properties.is_empty()
         || !all_of.is_empty();
     anything.then(|| Node {
         schema_type: node.type_.clone(),
-        uses_old_self: rules.iter().any(|r| r.uses_old_self),
         rules,
-        compile_error,
         model: ValueModel::new(node, is_root),
         list_map_keys: (node.x_list_type.as_deref() == Some("map")
             && !node.x_list_map_keys.is_empty())
@@ -436,7 +505,8 @@ impl Walk<'_> {
         ratchet: Ratchet<'_>,
     ) -> Option<(Value, Option<Value>)> {
         let shown = || BadValue::String(node.schema_type.clone());
-        if let Some(e) = &node.compile_error {
+        let rules = node.rules.get();
+        if let Some(e) = &rules.compile_error {
             self.out.errors.push(FieldError::invalid(
                 path,
                 shown(),
@@ -444,7 +514,7 @@ impl Walk<'_> {
             ));
             return None;
         }
-        if node.rules.is_empty() {
+        if rules.rules.is_empty() {
             return None;
         }
         if self.budget <= 0 {
@@ -454,14 +524,14 @@ impl Walk<'_> {
         }
         let self_value = typed.cloned().unwrap_or_else(|| node.model.to_value(obj));
         let old_value = match old {
-            Some(o) if node.uses_old_self => {
+            Some(o) if rules.uses_old_self => {
                 Some(old_typed.cloned().unwrap_or_else(|| node.model.to_value(o)))
             }
             _ => None,
         };
         let plain = RuleActivation {
             self_value: self_value.clone(),
-            old_self: if node.uses_old_self {
+            old_self: if rules.uses_old_self {
                 old_value.clone()
             } else {
                 None
@@ -469,7 +539,7 @@ impl Walk<'_> {
         };
         let optional = RuleActivation {
             self_value: self_value.clone(),
-            old_self: if node.uses_old_self {
+            old_self: if rules.uses_old_self {
                 Some(match &old_value {
                     Some(v) => Value::optional_of(v.clone()),
                     None => Value::optional_none(),
@@ -478,7 +548,7 @@ impl Walk<'_> {
                 None
             },
         };
-        for compiled in &node.rules {
+        for compiled in &rules.rules {
             if let Some(e) = &compiled.error {
                 self.out.errors.push(FieldError::invalid(
                     path,
