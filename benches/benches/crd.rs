@@ -15,7 +15,7 @@ use celerity::kubernetes::{ExpressionKind, KubernetesEnv};
 use celerity::{Backend, MapActivation, Program, Type};
 use celerity_kubernetes::crd::schema::Schema;
 use celerity_kubernetes::crd::{CompiledCrd, CrdOptions, SchemaValidator, ValidateOptions};
-use celerity_kubernetes::crd::{RuleOptions, default_compatibility_version};
+use celerity_kubernetes::crd::{RuleOptions, default_version};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rayon::prelude::*;
 use serde_json::{Value as Json, json};
@@ -80,7 +80,7 @@ enum Step {
 
 impl DynRules {
     fn new(schema: &Schema, backend: Backend) -> DynRules {
-        let env = KubernetesEnv::new(default_compatibility_version())
+        let env = KubernetesEnv::new(default_version())
             .stored()
             .with_authorizer_variable(false)
             .builder()

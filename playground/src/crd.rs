@@ -6,8 +6,8 @@
 //! API server would refuse gives its error, as `cel validate` prints it.
 //!
 //! Request: `{"mode": "crd", "crd": "YAML", "object": "YAML", "old_object": "YAML",
-//! "version": "1.36"}` (`version`: the compatibility version; default: that of the newest
-//! API server described).
+//! "version": "1.36"}` (`version`: the API server's release, as `cel validate --profile
+//! kubernetes=1.36` names it; default: the newest released version).
 
 use celerity::kubernetes;
 use celerity_kubernetes::crd::schema::field::FieldError;
@@ -24,7 +24,7 @@ const RULES_NOT_CHECKED: &str = "some validation rules were not checked";
 pub fn run(request: &Map<String, Json>) -> Result<Json, String> {
     let version = match crate::string(request, "version") {
         Some(v) => kubernetes::parse_version(v)?,
-        None => celerity_kubernetes::crd::default_compatibility_version(),
+        None => celerity_kubernetes::crd::default_version(),
     };
     let crd = crate::one_document(request, "crd")?.ok_or("crd: required")?;
     if crd.get("kind").and_then(Json::as_str) != Some("CustomResourceDefinition") {
@@ -61,8 +61,8 @@ pub fn run(request: &Map<String, Json>) -> Result<Json, String> {
         .or_else(|| compiled.versions.iter().position(|v| v.storage))
         .unwrap_or(0);
     let have_object = object.is_some();
-    // The API server's minor version: the compatibility version's plus one, as for `cel`.
-    let server_minor = version.minor + 1;
+    // The API server's release, whose texts the answer is given in, as for `cel validate`.
+    let server_minor = version.minor;
     let validation = object
         .map(|(o, duplicates)| validate(&compiled, o, &duplicates, old.as_ref(), server_minor));
     let errors: Vec<&Json> = validation

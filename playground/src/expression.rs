@@ -31,7 +31,7 @@ pub fn run(request: &Map<String, Json>) -> Result<Json, String> {
             let version = crate::string(request, "version");
             let k = match version {
                 Some(v) => KubernetesEnv::parse(v)?,
-                None => KubernetesEnv::newest(),
+                None => KubernetesEnv::default(),
             };
             let stored = request.get("stored").and_then(Json::as_bool) == Some(true);
             Some(if stored { k.stored() } else { k })

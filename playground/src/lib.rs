@@ -70,11 +70,12 @@ pub const MODES: &[Mode] = &[
 ];
 
 /// The modes and the Kubernetes versions the module knows, as JSON:
-/// `{"modes": [{"name", "title"}], "versions": ["1.23", ...], "newest": "1.37",
-/// "crd_default": "1.36", "max_input_bytes": N}`.
+/// `{"modes": [{"name", "title"}], "versions": ["1.30", ...], "newest": "1.37",
+/// "default": "1.36", "max_input_bytes": N}` (releases of the API server, as `--profile
+/// kubernetes=V` names them; `default` is the newest released one, the command's default).
 #[wasm_bindgen]
 pub fn info() -> String {
-    use celerity::kubernetes::{NEWEST_VERSION, OLDEST_VERSION};
+    use celerity::kubernetes::{DEFAULT_VERSION, NEWEST_VERSION, OLDEST_VERSION};
     let versions: Vec<String> = (OLDEST_VERSION.minor..=NEWEST_VERSION.minor)
         .map(|m| format!("{}.{m}", NEWEST_VERSION.major))
         .collect();
@@ -82,7 +83,7 @@ pub fn info() -> String {
         "modes": MODES.iter().map(|m| json!({"name": m.name, "title": m.title})).collect::<Vec<_>>(),
         "versions": versions,
         "newest": NEWEST_VERSION.to_string(),
-        "crd_default": celerity_kubernetes::crd::default_compatibility_version().to_string(),
+        "default": DEFAULT_VERSION.to_string(),
         "max_input_bytes": MAX_INPUT_BYTES,
     })
     .to_string()

@@ -143,7 +143,7 @@ function buildForm(state = {}) {
     if (o.kind === 'select' || o.kind === 'version') {
       const choices = o.kind === 'version' ? info.versions.slice().reverse().map((v) => [v, v]) : o.choices;
       input = el('select', { name: o.key }, ...choices.map(([v, t]) => el('option', { value: v }, t)));
-      input.value = state[o.key] || (o.kind === 'version' ? (mode === 'expression' ? info.newest : info.crd_default) : choices[0][0]);
+      input.value = state[o.key] || (o.kind === 'version' ? info.default : choices[0][0]);
     } else if (o.kind === 'checkbox') {
       input = el('input', { type: 'checkbox', name: o.key });
       input.checked = state[o.key] === true;

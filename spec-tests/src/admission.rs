@@ -30,7 +30,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use celerity::kubernetes::{ExpressionKind, parse_version};
+use celerity::kubernetes::{ExpressionKind, parse_compatibility_version};
 use celerity::{Backend, Type, value_to_json};
 use celerity_kubernetes::admission::environment::{
     AdmissionEnv, Bindings, Compiled, Declarations, Evaluation, FixedBindings, ReturnTypes,
@@ -106,11 +106,15 @@ pub fn run(case: &Case, backend: Backend) -> Result<(), String> {
 }
 
 fn run_admit(c: &Map<String, Json>, expect: &Json, backend: Backend) -> Result<(), String> {
-    let case = c
+    let mut case = c
         .get("case")
         .and_then(Json::as_object)
-        .ok_or("an admit case needs a case")?;
-    let got = match AdmissionCase::from_json(case, backend) {
+        .ok_or("an admit case needs a case")?
+        .clone();
+    // Kubernetes' tests run master's code: the newest release, unless a case names one.
+    case.entry("version")
+        .or_insert_with(|| Json::String(celerity::kubernetes::NEWEST_VERSION.to_string()));
+    let got = match AdmissionCase::from_json(&case, backend) {
         Ok(a) => response_json(&a.run()),
         Err(e) => json!({"ok": false, "error": e}),
     };
@@ -201,18 +205,17 @@ fn case_env(
     c: &Map<String, Json>,
     backend: Backend,
 ) -> Result<(AdmissionEnv, Declarations), String> {
-    let version = match c.get("version").and_then(Json::as_str) {
-        Some(v) => parse_version(v)?,
-        None => {
-            let n = celerity::kubernetes::NEWEST_VERSION;
-            celerity::kubernetes::KubeVersion::new(n.major, n.minor - 1)
-        }
-    };
+    // Kubernetes' tests run master's code (the newest release); `version` is the
+    // compatibility version a test pins (default: the release's, one below it).
+    let mut env = AdmissionEnv::new(celerity::kubernetes::NEWEST_VERSION, backend);
+    if let Some(v) = c.get("version").and_then(Json::as_str) {
+        env = env.with_compatibility(parse_compatibility_version(v)?);
+    }
     let kind = match c.get("expressions").and_then(Json::as_str) {
         Some("stored") => ExpressionKind::StoredExpressions,
         _ => ExpressionKind::NewExpressions,
     };
-    let env = AdmissionEnv::new(version, backend).with_expression_kind(kind);
+    let env = env.with_expression_kind(kind);
     let d = c.get("declarations");
     let flag = |k: &str| {
         d.and_then(|d| d.get(k))

@@ -145,16 +145,32 @@ fn flag(j: &Json, key: &str) -> bool {
     j.get(key).and_then(Json::as_bool).unwrap_or(false)
 }
 
-fn version(j: &Json) -> Result<KubeVersion, String> {
-    match j.get("version").and_then(Json::as_str) {
-        Some(v) => v.parse(),
-        None => Ok(celerity_kubernetes::crd::default_compatibility_version()),
+/// The release whose code runs a case: `"release"`, or the newest (the Go tests are
+/// master's).
+fn release(j: &Json) -> Result<KubeVersion, String> {
+    match j.get("release").and_then(Json::as_str) {
+        Some(v) => celerity::kubernetes::parse_version(v),
+        None => Ok(KubeVersion::NEWEST),
     }
+}
+
+/// The compatibility version a case pins (`"version"`), if it pins one.
+fn compatibility(j: &Json) -> Result<Option<KubeVersion>, String> {
+    j.get("version")
+        .and_then(Json::as_str)
+        .map(str::parse)
+        .transpose()
+}
+
+/// The compatibility version a case runs at: its own, or its release's default.
+fn version(j: &Json) -> Result<KubeVersion, String> {
+    Ok(compatibility(j)?.unwrap_or(release(j)?.previous()))
 }
 
 fn rule_options(j: &Json, backend: Backend, kind: ExpressionKind) -> Result<RuleOptions, String> {
     Ok(RuleOptions::default()
-        .version(version(j)?)
+        .version(release(j)?)
+        .compatibility(compatibility(j)?)
         .expressions(kind)
         .per_call_limit(
             j.get("per_call_limit")
@@ -469,7 +485,8 @@ fn run_eval(j: &Json, backend: Backend) -> Check {
 fn run_crd(j: &Json, backend: Backend) -> Check {
     let crd = j.get("crd").ok_or("no crd")?;
     let options = celerity_kubernetes::crd::CrdOptions::default()
-        .version(version(j)?)
+        .version(release(j)?)
+        .compatibility(compatibility(j)?)
         .backend(backend);
     let errors = match CompiledCrd::new_or_update(crd, j.get("old_crd"), &options) {
         Ok(_) => Vec::new(),
@@ -507,7 +524,8 @@ fn run_crd_schema(j: &Json, backend: Backend) -> Check {
                 Err(e) => return check_errors(j, &e),
             };
             let options = RuleOptions::default()
-                .version(version(j)?)
+                .version(release(j)?)
+                .compatibility(compatibility(j)?)
                 .expressions(ExpressionKind::NewExpressions)
                 .per_call_limit(1_000_000)
                 .backend(backend);

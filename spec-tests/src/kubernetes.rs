@@ -14,7 +14,8 @@
 //! | `compile_error` | text the compile (parse, check or validation) error must contain |
 //! | `program_error` | text the error making the program must contain (on both backends) |
 //! | `type` | the type of the expected value (for values with no literal form) |
-//! | `version` | the Kubernetes version (`"1.30"`; default: the newest supported) |
+//! | `version` | the Kubernetes release whose API server runs the case (`"1.30"`, 1.30 to 1.37; default: the newest) |
+//! | `compatibility` | the compatibility version new expressions compile with (`"1.27"`; default: the release itself, so that a case sees everything its release introduced; an API server's own default is one minor below) |
 //! | `env` | `"new"` (default: new expressions), `"stored"` (stored expressions), or `"cost_test"` (see below) |
 //! | `jsonpatch` | `true` to add the JSON Patch library, as mutating admission policies do |
 //! | `decls` | variable declarations, `{"name": "type"}` with types written as cel-go writes them |
@@ -105,8 +106,10 @@ pub struct Case {
     pub id: String,
     /// The expression.
     pub expr: String,
-    /// The Kubernetes version.
+    /// The Kubernetes release.
     pub version: KubeVersion,
+    /// The compatibility version of new expressions.
+    pub compatibility: KubeVersion,
     /// The environment.
     pub env: CaseEnv,
     /// Whether the JSON Patch library is added.
@@ -252,6 +255,10 @@ fn parse_case(file: &str, j: &serde_json::Value) -> Result<Case, String> {
         Some(v) => celerity::kubernetes::parse_version(&v)?,
         None => KubeVersion::NEWEST,
     };
+    let compatibility = match s("compatibility")? {
+        Some(v) => celerity::kubernetes::parse_compatibility_version(&v)?,
+        None => version,
+    };
     let env = match s("env")?.as_deref() {
         None | Some("new") => CaseEnv::New,
         Some("stored") => CaseEnv::Stored,
@@ -315,6 +322,7 @@ fn parse_case(file: &str, j: &serde_json::Value) -> Result<Case, String> {
         id: String::new(),
         expr,
         version,
+        compatibility,
         env,
         jsonpatch,
         decls,
@@ -354,7 +362,7 @@ impl SizeEstimator for CaseSizes {
 /// The environment a case runs in.
 pub fn case_env(c: &Case) -> Env {
     let k = match c.env {
-        CaseEnv::New => KubernetesEnv::new(c.version),
+        CaseEnv::New => KubernetesEnv::new(c.version).compatibility(c.compatibility),
         CaseEnv::Stored => KubernetesEnv::new(c.version).stored(),
         CaseEnv::CostTest => {
             let sizes: ElementSizeFn = Arc::new(|t: &Type| match t {
@@ -776,6 +784,8 @@ mod tests {
             r#"{"expr": "1", "value": "1", "error": "x"}"#,
             r#"{"expr": "1", "value": "1", "env": "old"}"#,
             r#"{"expr": "1", "value": "1", "version": "1.5"}"#,
+            r#"{"expr": "1", "value": "1", "version": "1.29"}"#,
+            r#"{"expr": "1", "value": "1", "compatibility": "1.22"}"#,
             r#"{"expr": "1", "compile_error": "x", "cost": 1}"#,
             r#"{"expr": "1", "value": "1", "estimate": [1]}"#,
             "not json",

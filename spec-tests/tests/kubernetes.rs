@@ -94,10 +94,14 @@ fn each_check_can_fail() {
         r#"{"expr": "authorizer.path('/a')", "type": "kubernetes.authorization.Decision"}"#;
     assert_eq!(failed_at(&run_one(mistyped)), Some("eval"));
     // Versions and environments.
-    let old = r#"{"expr": "1.5 > 1", "version": "1.27", "compile_error": "no matching overload"}"#;
+    let old =
+        r#"{"expr": "1.5 > 1", "compatibility": "1.27", "compile_error": "no matching overload"}"#;
     assert_eq!(run_one(old), Status::Passed);
-    let stored = r#"{"expr": "1.5 > 1", "version": "1.27", "env": "stored", "value": "true"}"#;
+    let stored =
+        r#"{"expr": "1.5 > 1", "compatibility": "1.27", "env": "stored", "value": "true"}"#;
     assert_eq!(run_one(stored), Status::Passed);
+    let release = r#"{"expr": "isSemver('1.0.0')", "version": "1.33", "compatibility": "1.32", "compile_error": "isSemver"}"#;
+    assert_eq!(run_one(release), Status::Passed);
     let no_patch = r#"{"expr": "jsonpatch.escapeKey('a/b')", "value": "'a~1b'"}"#;
     assert_eq!(failed_at(&run_one(no_patch)), Some("check"));
     let patch = r#"{"expr": "jsonpatch.escapeKey('a/b')", "jsonpatch": true, "value": "'a~1b'", "cost": 1}"#;

@@ -693,11 +693,12 @@ def slug(s, limit=80):
 
 
 def profile_for(version):
-    """An API server of version 1.N compiles new rules in the environment of 1.(N-1)."""
+    """`--profile` names the API server's release (which compiles new rules in the
+    environment of the previous minor by itself)."""
     m = re.match(r"^v?(\d+)\.(\d+)", version or "")
     if not m:
         return None
-    return "kubernetes=%d.%d" % (int(m.group(1)), int(m.group(2)) - 1)
+    return "kubernetes=%d.%d" % (int(m.group(1)), int(m.group(2)))
 
 
 def build_project(proj, mirror, writer, only_fixture_limit=None):

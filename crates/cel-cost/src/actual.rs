@@ -5,6 +5,7 @@
 //! list or map, the wrapped value's size for a present optional, and 1 for anything else.
 
 use crate::{REGEX_STRING_LENGTH_COST_FACTOR, STRING_TRAVERSAL_COST_FACTOR, ceil_factor};
+use cel_types::OlderCelGo;
 use cel_types::overloads as ov;
 
 /// A built-in overload's run-time cost formula (cel-go's `CostTracker.costCall` switch),
@@ -64,6 +65,18 @@ impl CostFormula {
             .iter()
             .find(|(id, _)| *id == overload)
             .map_or(CostFormula::Unit, |(_, f)| *f)
+    }
+
+    /// The formula of an overload id in an older cel-go: before v0.29, `startsWith` and
+    /// `endsWith` charged their receiver and the global `matches` cost 1.
+    pub fn of_older(overload: &str, older: OlderCelGo) -> CostFormula {
+        match overload {
+            ov::STARTS_WITH_STRING | ov::ENDS_WITH_STRING if older.starts_with_charges_receiver => {
+                CostFormula::Traversal(0)
+            }
+            ov::MATCHES if older.global_matches_costs_one => CostFormula::Unit,
+            _ => CostFormula::of(overload),
+        }
     }
 
     /// The cost when it does not depend on sizes.

@@ -1,12 +1,28 @@
 //! The static cost estimator: the cheapest and the most expensive run-time cost of a checked
-//! expression, from the sizes of its inputs (cel-go v0.29.2's `checker.Cost`).
+//! expression, from the sizes of its inputs (cel-go's `checker.Cost`, `checker/cost.go`).
 //!
-//! Sizes come, in order, from what the estimator computed for a node (literals, call
-//! results), from the host's [`SizeEstimator`] for a variable path (`self.spec.items` →
-//! `["self", "spec", "items"]`, elements as `@items`, map keys as `@keys`, values as
-//! `@values`), and from the type (scalars are size 1); anything else is unknown,
-//! `[0, u64::MAX]`.
+//! Two generations of cel-go's algorithm are reproduced, chosen by
+//! [`OlderCelGo::size_estimates_without_entries`]:
+//!
+//! * **v0.23 and later** (the default; v0.29.2's `coster`): every list and map a node yields
+//!   may carry the size of its *entries* (literals, `map()` and `filter()` results,
+//!   conditionals, concatenations, `dyn()`, bindings), comprehension variables and bindings
+//!   are local variables with a path, a size and entry sizes, and a node's size is looked up
+//!   as computed size → literal size → the host's estimate for its path → the type (scalars
+//!   are 1) → the local variable's size.
+//! * **before v0.23** (cel-go v0.17.8 to v0.22.0): no entry sizes; an iteration variable has
+//!   only a path (its range's plus `@items` or `@keys`), the second variable of a
+//!   two-variable comprehension is an ordinary identifier, and a node's size is its computed
+//!   or literal size → the host's estimate → the type.
+//!
+//! Paths start at a variable (`self.spec.items` → `["self", "spec", "items"]`); elements are
+//! `@items`, map keys `@keys`, map values `@values`, list indexes `@indices`. An index into,
+//! or an iteration over, something that has no path (a call's result: `x.split('/')[0]`)
+//! gets a path that *starts* with `@items`, as cel-go's does; hosts that skip a path's first
+//! element as its variable (Kubernetes' CRD size estimator) then answer with the size of their
+//! root, which is what bounds such rules in the API server.
 
+use cel_types::OlderCelGo;
 use cel_types::overloads as ov;
 use std::collections::HashMap;
 
@@ -79,6 +95,8 @@ pub struct EstimateOptions<'h> {
     pub presence_test_has_cost: bool,
     /// Library and host hooks, by overload id or function name.
     pub hooks: &'h [(CostKey, EstimateFn)],
+    /// The older cel-go whose estimator to reproduce (none: v0.29.2).
+    pub older: OlderCelGo,
 }
 
 impl Default for EstimateOptions<'_> {
@@ -86,6 +104,7 @@ impl Default for EstimateOptions<'_> {
         EstimateOptions {
             presence_test_has_cost: true,
             hooks: &[],
+            older: OlderCelGo::NONE,
         }
     }
 }
@@ -100,114 +119,209 @@ pub fn estimate(
         checked,
         estimator,
         options,
+        legacy: options.older.size_estimates_without_entries,
         paths: HashMap::new(),
         computed: HashMap::new(),
-        elements: HashMap::new(),
-        iter_ranges: Vec::new(),
-        locals: Vec::new(),
+        entries: HashMap::new(),
+        locals: HashMap::new(),
+        iter_ranges: HashMap::new(),
     };
     c.cost(&checked.ast.expr)
 }
 
-/// What a comprehension variable is bound to.
-#[derive(Clone, Copy)]
-enum IterRole {
-    /// The element of a list, or the key of a map (one-variable form).
-    First,
-    /// The index of a list or key of a map (two-variable form, first variable).
-    Key,
-    /// The element of a list or value of a map (two-variable form, second variable).
-    Value,
+/// Whether a container's entries are a list's (index → element) or a map's (key → value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Container {
+    List,
+    Map,
+}
+
+/// The sizes of a container's entries (cel-go's `entrySizeEstimate`): for a list, the index
+/// (always 1) and the element; for a map, the key and the value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Entries {
+    container: Container,
+    key: SizeRange,
+    val: SizeRange,
+}
+
+impl Entries {
+    /// Both sides' sizes; `None` when either side has none (cel-go's `union` of a nil).
+    fn union(a: Option<Entries>, b: Option<Entries>) -> Option<Entries> {
+        let (a, b) = (a?, b?);
+        Some(Entries {
+            container: a.container,
+            key: a.key.union(b.key),
+            val: a.val.union(b.val),
+        })
+    }
+}
+
+/// A comprehension variable, accumulator or binding in scope (cel-go's `localVar`).
+#[derive(Clone, Debug)]
+struct Local {
+    path: Vec<String>,
+    size: Option<SizeRange>,
+    entries: Option<Entries>,
 }
 
 struct Coster<'a> {
     checked: &'a CheckedAst,
     estimator: &'a dyn SizeEstimator,
     options: &'a EstimateOptions<'a>,
+    /// cel-go before v0.23 (see the module documentation).
+    legacy: bool,
+    /// The path of each node that reads from a variable.
     paths: HashMap<ExprId, Vec<String>>,
+    /// Sizes computed for nodes (call results, comprehensions, the host's answers).
     computed: HashMap<ExprId, SizeRange>,
-    /// For list and map literals and comprehension results: the size range of elements
-    /// (lists) or (keys, values) (maps).
-    elements: HashMap<ExprId, (SizeRange, SizeRange)>,
-    /// Comprehension variables in scope: (name, range expression, role), innermost last.
-    iter_ranges: Vec<(String, &'a Expr, IterRole)>,
-    /// `cel.bind` variables in scope: (name, init expression).
-    locals: Vec<(String, &'a Expr)>,
+    /// Entry sizes of nodes that yield lists and maps (v0.23 and later).
+    entries: HashMap<ExprId, Entries>,
+    /// Local variables by name, innermost last (v0.23 and later).
+    locals: HashMap<String, Vec<Local>>,
+    /// Iteration variables by name, innermost last, with their range (before v0.23).
+    iter_ranges: HashMap<String, Vec<&'a Expr>>,
 }
 
 const F: f64 = STRING_TRAVERSAL_COST_FACTOR;
+
+/// The accumulators macros use: cel-go's `__result__` (before v0.23) and `@result`.
+fn is_accumulator(name: &str) -> bool {
+    name == "__result__" || name == cel_syntax::operators::ACCUMULATOR_NAME
+}
 
 impl<'a> Coster<'a> {
     fn ty(&self, e: &Expr) -> &'a Type {
         self.checked.types.get(&e.id).unwrap_or(&Type::Dyn)
     }
 
-    fn node<'n>(&'n self, e: &'n Expr) -> EstimateNode<'n> {
-        EstimateNode {
-            path: self.paths.get(&e.id).map(|p| p.as_slice()),
-            ty: self.ty(e),
-            expr: e,
-            computed_size: self.computed_size(e),
+    fn local(&self, name: &str) -> Option<&Local> {
+        self.locals.get(name).and_then(|s| s.last())
+    }
+
+    fn push_local(&mut self, name: &str, local: Local) {
+        self.locals.entry(name.to_string()).or_default().push(local);
+    }
+
+    fn pop_local(&mut self, name: &str) {
+        if let Some(s) = self.locals.get_mut(name) {
+            s.pop();
         }
     }
 
-    /// The host's size for the elements of a list-typed expression: the node Kubernetes'
-    /// cost library makes of them (the list's path plus `@items`, the element type).
-    fn element_node_size(&self, list: &Expr) -> Option<SizeRange> {
-        let Type::List(elem) = self.ty(list) else {
-            return None;
-        };
-        let path = self.paths.get(&list.id).map(|p| {
-            let mut p = p.clone();
-            p.push("@items".to_string());
-            p
-        });
+    /// cel-go's `getPath`: a local variable's path, or the node's own.
+    fn path(&self, e: &Expr) -> Vec<String> {
+        if !self.legacy
+            && let ExprKind::Ident(name) = &e.kind
+            && let Some(v) = self.local(name)
+        {
+            return v.path.clone();
+        }
+        self.paths.get(&e.id).cloned().unwrap_or_default()
+    }
+
+    /// The path a host sees for a node (cel-go's `newAstNode`): none for accumulators.
+    fn host_path(&self, e: &Expr) -> Vec<String> {
+        let p = self.path(e);
+        if p.first().is_some_and(|v| is_accumulator(v)) {
+            return Vec::new();
+        }
+        p
+    }
+
+    fn ask_host(
+        &self,
+        e: &Expr,
+        path: &[String],
+        computed_size: Option<SizeRange>,
+    ) -> Option<SizeRange> {
         self.estimator.estimate_size(&EstimateNode {
-            path: path.as_deref(),
-            ty: elem,
-            expr: list,
-            computed_size: None,
+            path: (!path.is_empty()).then_some(path),
+            ty: self.ty(e),
+            expr: e,
+            computed_size,
         })
     }
 
-    /// A size known without asking the host: computed, or the size of a literal.
-    fn computed_size(&self, e: &Expr) -> Option<SizeRange> {
+    /// The size cel-go knows for a node without asking the host: computed, or a literal's.
+    fn known_size(&self, e: &Expr) -> Option<SizeRange> {
         if let Some(s) = self.computed.get(&e.id) {
             return Some(*s);
         }
-        if let ExprKind::Literal(lit) = &e.kind {
-            return Some(SizeRange::exact(match lit {
-                Literal::String(s) => s.chars().count() as u64,
-                Literal::Bytes(b) => b.len() as u64,
-                _ => 1,
-            }));
+        literal_size(e)
+    }
+
+    /// cel-go's `computeSize` (v0.23 and later; it remembers the host's answer) or the
+    /// `ComputedSize` of a node (before v0.23: computed or literal only).
+    fn compute_size(&mut self, e: &Expr) -> Option<SizeRange> {
+        if let Some(s) = self.known_size(e) {
+            return Some(s);
+        }
+        if self.legacy {
+            return None;
+        }
+        let path = self.path(e);
+        if let Some(s) = self.ask_host(e, &path, None) {
+            self.computed.insert(e.id, s);
+            return Some(s);
+        }
+        if is_scalar(self.ty(e), false) {
+            return Some(SizeRange::exact(1));
+        }
+        if let ExprKind::Ident(name) = &e.kind
+            && let Some(v) = self.local(name)
+        {
+            return v.size;
         }
         None
     }
 
-    /// cel-go's `sizeOrUnknown`.
-    fn size(&self, e: &Expr) -> SizeRange {
-        cel_syntax::stack::guarded(|| self.size_unguarded(e))
-    }
-
-    fn size_unguarded(&self, e: &Expr) -> SizeRange {
-        if let Some(s) = self.computed_size(e) {
+    /// cel-go's `sizeOrUnknown` (v0.23 and later) or `sizeEstimate` (before).
+    fn size(&mut self, e: &Expr) -> SizeRange {
+        if let Some(s) = self.compute_size(e) {
             return s;
         }
-        let node = self.node(e);
-        if let Some(s) = self.estimator.estimate_size(&node) {
-            return s;
-        }
-        if is_scalar(self.ty(e)) {
-            return SizeRange::exact(1);
-        }
-        // A `cel.bind` variable has the size of what it is bound to.
-        if let ExprKind::Ident(name) = &e.kind
-            && let Some((_, init)) = self.locals.iter().rev().find(|(n, _)| n == name)
-        {
-            return self.size(init);
+        if self.legacy {
+            let path = self.host_path(e);
+            if let Some(s) = self.ask_host(e, &path, None) {
+                return s;
+            }
+            if is_scalar(self.ty(e), true) {
+                return SizeRange::exact(1);
+            }
         }
         SizeRange::unknown()
+    }
+
+    /// The entry sizes of a node (cel-go's `computeEntrySize`).
+    fn entries_of(&self, e: &Expr) -> Option<Entries> {
+        if let Some(s) = self.entries.get(&e.id) {
+            return Some(*s);
+        }
+        if let ExprKind::Ident(name) = &e.kind {
+            return self.local(name).and_then(|v| v.entries);
+        }
+        None
+    }
+
+    fn set_entries(&mut self, e: &Expr, entries: Option<Entries>) {
+        if let Some(s) = entries {
+            self.entries.insert(e.id, s);
+        }
+    }
+
+    fn set_size(&mut self, e: &Expr, size: Option<SizeRange>) {
+        if let Some(s) = size {
+            self.computed.insert(e.id, s);
+        }
+    }
+
+    /// cel-go's `copySizeEstimates`.
+    fn copy_sizes(&mut self, dst: &Expr, src: &Expr) {
+        let size = self.compute_size(src);
+        self.set_size(dst, size);
+        let entries = self.entries_of(src);
+        self.set_entries(dst, entries);
     }
 
     fn cost(&mut self, e: &'a Expr) -> CostRange {
@@ -218,7 +332,7 @@ impl<'a> Coster<'a> {
         match &e.kind {
             ExprKind::Error | ExprKind::Literal(_) => CostRange::exact(0),
             ExprKind::Ident(name) => {
-                self.track_ident_path(e, name);
+                self.cost_ident(e, name);
                 CostRange::exact(1)
             }
             ExprKind::Select(sel) => {
@@ -233,26 +347,32 @@ impl<'a> Coster<'a> {
                 ) {
                     sum = sum.add(CostRange::exact(1));
                 }
-                if let Some(p) = self.paths.get(&sel.operand.id) {
-                    let mut p = p.clone();
-                    p.push(sel.field.clone());
-                    self.paths.insert(e.id, p);
-                }
+                let mut p = self.path(&sel.operand);
+                p.push(sel.field.clone());
+                self.paths.insert(e.id, p);
                 sum
             }
             ExprKind::Call(call) => self.cost_call(e, call),
             ExprKind::List(l) => {
                 let mut sum = CostRange::exact(LIST_CREATE_BASE_COST);
-                let mut elem: Option<SizeRange> = None;
+                let mut item: Option<SizeRange> = None;
                 for el in &l.elements {
                     sum = sum.add(self.cost(el));
-                    let s = self.size(el);
-                    elem = Some(elem.map_or(s, |x| x.union(s)));
+                    if !self.legacy {
+                        let s = self.size(el);
+                        item = Some(item.map_or(s, |x| x.union(s)));
+                    }
                 }
-                self.computed
-                    .insert(e.id, SizeRange::exact(l.elements.len() as u64));
-                let elem = elem.unwrap_or(SizeRange::exact(0));
-                self.elements.insert(e.id, (elem, elem));
+                if !self.legacy {
+                    self.entries.insert(
+                        e.id,
+                        Entries {
+                            container: Container::List,
+                            key: SizeRange::exact(1),
+                            val: item.unwrap_or(SizeRange::exact(0)),
+                        },
+                    );
+                }
                 sum
             }
             ExprKind::Map(m) => {
@@ -262,19 +382,22 @@ impl<'a> Coster<'a> {
                 for entry in &m.entries {
                     sum = sum.add(self.cost(&entry.key));
                     sum = sum.add(self.cost(&entry.value));
-                    let (ks, vs) = (self.size(&entry.key), self.size(&entry.value));
-                    keys = Some(keys.map_or(ks, |x| x.union(ks)));
-                    values = Some(values.map_or(vs, |x| x.union(vs)));
+                    if !self.legacy {
+                        let (ks, vs) = (self.size(&entry.key), self.size(&entry.value));
+                        keys = Some(keys.map_or(ks, |x| x.union(ks)));
+                        values = Some(values.map_or(vs, |x| x.union(vs)));
+                    }
                 }
-                self.computed
-                    .insert(e.id, SizeRange::exact(m.entries.len() as u64));
-                self.elements.insert(
-                    e.id,
-                    (
-                        keys.unwrap_or(SizeRange::exact(0)),
-                        values.unwrap_or(SizeRange::exact(0)),
-                    ),
-                );
+                if !self.legacy {
+                    self.entries.insert(
+                        e.id,
+                        Entries {
+                            container: Container::Map,
+                            key: keys.unwrap_or(SizeRange::exact(0)),
+                            val: values.unwrap_or(SizeRange::exact(0)),
+                        },
+                    );
+                }
                 sum
             }
             ExprKind::Struct(s) => {
@@ -285,7 +408,9 @@ impl<'a> Coster<'a> {
                 sum
             }
             ExprKind::Comprehension(c) => {
-                if is_bind(c) {
+                if self.legacy {
+                    self.cost_comprehension_legacy(e, c)
+                } else if is_bind(c) {
                     self.cost_bind(e, c)
                 } else {
                     self.cost_comprehension(e, c)
@@ -294,111 +419,153 @@ impl<'a> Coster<'a> {
         }
     }
 
-    /// The path of an identifier: a comprehension variable's path is its range's path plus
-    /// `@items`, `@keys` or `@values`; a global's is its name; accumulators have none.
-    fn track_ident_path(&mut self, e: &Expr, name: &str) {
-        if let Some((_, range, role)) = self.iter_ranges.iter().rev().find(|(n, _, _)| n == name) {
-            let range: &Expr = range;
-            let role = *role;
-            if let Some(p) = self.paths.get(&range.id) {
-                let is_map = matches!(self.ty(range), Type::Map(..));
-                let suffix = match (role, is_map) {
-                    (IterRole::First, false) => Some("@items"),
-                    (IterRole::First, true) => Some("@keys"),
-                    (IterRole::Key, true) => Some("@keys"),
-                    (IterRole::Key, false) => None,
-                    (IterRole::Value, true) => Some("@values"),
-                    (IterRole::Value, false) => Some("@items"),
+    /// The path of an identifier: a local variable's (v0.23 and later), an iteration
+    /// variable's range plus `@items` or `@keys` (before), or the name itself.
+    fn cost_ident(&mut self, e: &Expr, name: &str) {
+        if self.legacy {
+            if let Some(range) = self.iter_ranges.get(name).and_then(|s| s.last()).copied() {
+                let suffix = match self.ty(range) {
+                    Type::List(_) => Some("@items"),
+                    Type::Map(..) => Some("@keys"),
+                    _ => None,
                 };
                 if let Some(suffix) = suffix {
-                    let mut p = p.clone();
+                    let mut p = self.paths.get(&range.id).cloned().unwrap_or_default();
                     p.push(suffix.to_string());
                     self.paths.insert(e.id, p);
                 }
+                return;
             }
-            // Element sizes of literal ranges.
-            if let Some((k, v)) = self.elements.get(&range.id).copied() {
-                let s = match role {
-                    IterRole::First | IterRole::Key => k,
-                    IterRole::Value => v,
-                };
-                if !matches!(role, IterRole::Key) || matches!(self.ty(range), Type::Map(..)) {
-                    self.computed.insert(e.id, s);
-                }
-            }
+        } else if let Some(v) = self.local(name) {
+            let p = v.path.clone();
+            self.paths.insert(e.id, p);
             return;
         }
-        // A `cel.bind` variable has the path and the element sizes of what it is bound to
-        // (cel-go's `pushLocalVar`: `cel.bind(a, x, a[0])` reads `x.@items`).
-        if let Some((_, init)) = self.locals.iter().rev().find(|(n, _)| n == name) {
-            let init: &Expr = init;
-            if let Some(p) = self.paths.get(&init.id).cloned() {
-                self.paths.insert(e.id, p);
-            }
-            if let Some(el) = self.elements.get(&init.id).copied() {
-                self.elements.insert(e.id, el);
-            }
-            return;
-        }
-        if name.starts_with('@') {
-            return;
-        }
-        let name = name.strip_prefix('.').unwrap_or(name);
         self.paths.insert(e.id, vec![name.to_string()]);
+    }
+
+    /// The path, size and entry sizes of a comprehension variable over `range`, as cel-go's
+    /// `pushIterSingle`, `pushIterKey` and `pushIterValue` give them.
+    fn iter_local(&mut self, range: &Expr, role: IterRole) -> Local {
+        let entries = self.entries_of(range);
+        let container = entries.map(|s| s.container).or(match self.ty(range) {
+            Type::List(_) => Some(Container::List),
+            Type::Map(..) => Some(Container::Map),
+            _ => None,
+        });
+        let list = container == Some(Container::List);
+        let (suffix, size) = match role {
+            IterRole::Single if list => ("@items", entries.map(|s| s.val)),
+            IterRole::Single => ("@keys", entries.map(|s| s.key)),
+            IterRole::Key if list => ("@indices", entries.map(|s| s.key)),
+            IterRole::Key => ("@keys", entries.map(|s| s.key)),
+            IterRole::Value if list => ("@items", entries.map(|s| s.val)),
+            IterRole::Value => ("@values", entries.map(|s| s.val)),
+        };
+        let mut path = self.path(range);
+        path.push(suffix.to_string());
+        Local {
+            path,
+            size,
+            entries: None,
+        }
+    }
+
+    /// cel-go's `pushLocalVar`: a binding or accumulator has its value's path and sizes.
+    fn value_local(&mut self, value: &Expr) -> Local {
+        Local {
+            path: self.path(value),
+            size: self.compute_size(value),
+            entries: self.entries_of(value),
+        }
     }
 
     fn cost_comprehension(&mut self, e: &'a Expr, c: &'a Comprehension) -> CostRange {
         let mut sum = self.cost(&c.iter_range);
         sum = sum.add(self.cost(&c.accu_init));
+        let accu = self.value_local(&c.accu_init);
+        self.push_local(&c.accu_var, accu);
         match &c.iter_var2 {
             Some(v2) => {
-                self.iter_ranges
-                    .push((c.iter_var.clone(), &c.iter_range, IterRole::Key));
-                self.iter_ranges
-                    .push((v2.clone(), &c.iter_range, IterRole::Value));
+                let key = self.iter_local(&c.iter_range, IterRole::Key);
+                self.push_local(&c.iter_var, key);
+                let value = self.iter_local(&c.iter_range, IterRole::Value);
+                self.push_local(v2, value);
             }
-            None => self
-                .iter_ranges
-                .push((c.iter_var.clone(), &c.iter_range, IterRole::First)),
+            None => {
+                let single = self.iter_local(&c.iter_range, IterRole::Single);
+                self.push_local(&c.iter_var, single);
+            }
         }
         let loop_cost = self.cost(&c.loop_condition);
         let step_cost = self.cost(&c.loop_step);
-        self.iter_ranges.pop();
-        if c.iter_var2.is_some() {
-            self.iter_ranges.pop();
+        self.pop_local(&c.iter_var);
+        if let Some(v2) = &c.iter_var2 {
+            self.pop_local(v2);
+        }
+        sum = sum.add(self.cost(&c.result));
+        self.pop_local(&c.accu_var);
+        let range_size = self.size(&c.iter_range);
+        sum = sum.add(step_cost.add(loop_cost).multiply_by_size(range_size));
+        match &c.accu_init.kind {
+            ExprKind::Literal(_) => {
+                let s = self.compute_size(&c.accu_init);
+                self.set_size(e, s);
+            }
+            ExprKind::List(_) | ExprKind::Map(_) => {
+                self.set_size(e, Some(range_size));
+                // The step of `map` and `filter` appends a list literal to the accumulator:
+                // its entry sizes are the result's.
+                let step = self.entries_of(&c.loop_step);
+                self.set_entries(e, step);
+            }
+            _ => {}
+        }
+        sum
+    }
+
+    /// Before v0.23: one iteration variable tracked by its range, the result sized as the
+    /// range whatever it is.
+    fn cost_comprehension_legacy(&mut self, e: &'a Expr, c: &'a Comprehension) -> CostRange {
+        let mut sum = self.cost(&c.iter_range);
+        sum = sum.add(self.cost(&c.accu_init));
+        self.iter_ranges
+            .entry(c.iter_var.clone())
+            .or_default()
+            .push(&c.iter_range);
+        let loop_cost = self.cost(&c.loop_condition);
+        let step_cost = self.cost(&c.loop_step);
+        if let Some(s) = self.iter_ranges.get_mut(&c.iter_var) {
+            s.pop();
         }
         sum = sum.add(self.cost(&c.result));
         let range_size = self.size(&c.iter_range);
-        // A literal initial accumulator keeps its size (`all` gives a bool); a list or map
-        // accumulator grows with the range (`map`, `filter`, the transforms).
-        let result_size = match &c.accu_init.kind {
-            ExprKind::List(_) | ExprKind::Map(_) => range_size,
-            _ => self.size(&c.accu_init),
-        };
-        self.computed.insert(e.id, result_size);
-        // The elements of a built list are the elements of the step's list literal
-        // (`acc + [t]` in `map` and `filter`).
-        if let Some(el) = step_list_elements(&c.loop_step, &c.accu_var)
-            .and_then(|lit| self.elements.get(&lit).copied())
-        {
-            self.elements.insert(e.id, el);
-        }
-        sum.add(loop_cost.add(step_cost).multiply_by_size(range_size))
+        self.computed.insert(e.id, range_size);
+        sum.add(step_cost.add(loop_cost).multiply_by_size(range_size))
     }
 
     fn cost_bind(&mut self, e: &'a Expr, c: &'a Comprehension) -> CostRange {
         let mut sum = self.cost(&c.iter_range);
         sum = sum.add(self.cost(&c.accu_init));
-        self.locals.push((c.accu_var.clone(), &c.accu_init));
+        let local = self.value_local(&c.accu_init);
+        self.push_local(&c.accu_var, local);
         sum = sum.add(self.cost(&c.result));
-        self.locals.pop();
-        if let Some(s) = self.computed_size(&c.result) {
-            self.computed.insert(e.id, s);
-        }
+        self.pop_local(&c.accu_var);
+        self.copy_sizes(e, &c.result);
         sum
     }
 
     fn cost_call(&mut self, e: &'a Expr, call: &'a cel_syntax::Call) -> CostRange {
+        // v0.23 and later: `dyn(x)` costs 1 plus x, and has x's sizes.
+        if !self.legacy
+            && call.function == "dyn"
+            && call.target.is_none()
+            && let [arg] = call.args.as_slice()
+        {
+            let cost = self.cost(arg);
+            self.copy_sizes(e, arg);
+            return CostRange::exact(1).add(cost);
+        }
         let mut arg_costs = Vec::with_capacity(call.args.len());
         for a in &call.args {
             arg_costs.push(self.cost(a));
@@ -424,52 +591,58 @@ impl<'a> Coster<'a> {
             if let Some(rs) = est.result_size {
                 result_size = Some(result_size.map_or(rs, |r| r.union(rs)));
             }
-            match overload.as_str() {
-                ov::INDEX_LIST | ov::OPTIONAL_LIST_INDEX_INT | ov::LIST_OPTINDEX_OPTIONAL_INT => {
-                    if let Some(operand) = call.args.first() {
-                        if let Some(p) = self.paths.get(&operand.id) {
-                            let mut p = p.clone();
-                            p.push("@items".into());
-                            self.paths.insert(e.id, p);
-                        }
-                        if let Some((el, _)) = self.elements.get(&operand.id).copied() {
-                            result_size = Some(el);
-                        }
-                    }
+            let suffix = match overload.as_str() {
+                ov::INDEX_LIST => Some("@items"),
+                ov::INDEX_MAP => Some("@values"),
+                _ => None,
+            };
+            if let (Some(suffix), Some(operand)) = (suffix, call.args.first()) {
+                if !self.legacy {
+                    result_size = self.entries_of(operand).map(|s| s.val);
                 }
-                ov::INDEX_MAP | ov::OPTIONAL_MAP_INDEX_VALUE | ov::MAP_OPTINDEX_OPTIONAL_VALUE => {
-                    if let Some(operand) = call.args.first() {
-                        if let Some(p) = self.paths.get(&operand.id) {
-                            let mut p = p.clone();
-                            p.push("@values".into());
-                            self.paths.insert(e.id, p);
-                        }
-                        if let Some((_, v)) = self.elements.get(&operand.id).copied() {
-                            result_size = Some(v);
-                        }
-                    }
-                }
-                // `dyn(x)` has x's size and path.
-                "to_dyn" => {
-                    if let Some(a) = call.args.first() {
-                        if let Some(p) = self.paths.get(&a.id).cloned() {
-                            self.paths.insert(e.id, p);
-                        }
-                        if let Some(s) = self.computed_size(a) {
-                            result_size = Some(s);
-                        }
-                        if let Some(el) = self.elements.get(&a.id).copied() {
-                            self.elements.insert(e.id, el);
-                        }
-                    }
-                }
-                _ => {}
+                let mut p = self.path(operand);
+                p.push(suffix.to_string());
+                self.paths.insert(e.id, p);
+            }
+            if !self.legacy && result_size.is_none() {
+                result_size = self.compute_size(e);
             }
         }
-        if let Some(rs) = result_size {
-            self.computed.insert(e.id, rs);
-        }
+        self.set_size(e, result_size);
         sum.add(fn_cost.unwrap_or_default())
+    }
+
+    /// The size a library's cost hook sees for an argument: cel-go's `ComputedSize` of the
+    /// node, else the host's estimate for its path (Kubernetes' `sizeEstimate`).
+    fn hook_size(&mut self, a: &Expr) -> Option<SizeRange> {
+        let known = if self.legacy {
+            self.known_size(a)
+        } else {
+            self.compute_size(a)
+        };
+        known
+            .or_else(|| {
+                let path = self.host_path(a);
+                self.ask_host(a, &path, None)
+            })
+            .filter(|s| *s != SizeRange::unknown())
+    }
+
+    /// The host's size for the elements of a list-typed expression: the node Kubernetes'
+    /// cost library makes of them (`listElementNode`: the list's path plus `@items`, the
+    /// element type).
+    fn element_node_size(&self, list: &Expr) -> Option<SizeRange> {
+        let Type::List(elem) = self.ty(list) else {
+            return None;
+        };
+        let mut path = self.host_path(list);
+        path.push("@items".to_string());
+        self.estimator.estimate_size(&EstimateNode {
+            path: Some(&path),
+            ty: elem,
+            expr: list,
+            computed_size: None,
+        })
     }
 
     fn arg_sum(arg_costs: &[CostRange]) -> CostRange {
@@ -492,46 +665,11 @@ impl<'a> Coster<'a> {
             cost: est.cost.add(args_sum),
             result_size: est.result_size,
         };
-        // Library hooks see the receiver first, as run-time hooks do.
-        let hook_args = || -> Vec<EstimateArg> {
-            call.target
-                .iter()
-                .map(|t| &**t)
-                .chain(call.args.iter())
-                .map(|a| EstimateArg {
-                    ty: self.ty(a).clone(),
-                    size: Some(self.size(a)).filter(|s| *s != SizeRange::unknown()),
-                    literal: match &a.kind {
-                        ExprKind::Literal(l) => Some(l.clone()),
-                        _ => None,
-                    },
-                    elem_size: self.element_node_size(a),
-                })
-                .collect()
-        };
-        for (key, hook) in self.options.hooks {
-            if *key == CostKey::Overload(overload.to_string())
-                && let Some(est) = hook(&hook_args())
-            {
-                return with_args(est);
-            }
+        if let Some(est) = self.hook_estimate(call, overload) {
+            return with_args(est);
         }
-        for (key, hook) in self.options.hooks {
-            if *key == CostKey::Function(call.function.clone())
-                && let Some(est) = hook(&hook_args())
-            {
-                return with_args(est);
-            }
-        }
-        {
-            let target = call.target.as_deref().map(|t| self.node(t));
-            let args: Vec<EstimateNode<'_>> = call.args.iter().map(|a| self.node(a)).collect();
-            if let Some(est) =
-                self.estimator
-                    .estimate_call_cost(&call.function, overload, target.as_ref(), &args)
-            {
-                return with_args(est);
-            }
+        if let Some(est) = self.host_call_estimate(call, overload) {
+            return with_args(est);
         }
         let target = call.target.as_deref();
         let args = &call.args;
@@ -578,19 +716,25 @@ impl<'a> Coster<'a> {
                 return with_args(exact(self.size(&args[0]).multiply_by_factor(F)));
             }
             ov::IN_LIST if args.len() == 2 => {
-                return with_args(exact(self.size(&args[1]).multiply_by_factor(1.0)));
+                return with_args(exact(self.size(&args[1]).as_cost()));
             }
-            ov::MATCHES_STRING | "matches" => {
-                let (s, re) = match (target, args.as_slice()) {
-                    (Some(t), [re]) => (t, re),
-                    (None, [s, re]) => (s, re),
-                    _ => return with_args(exact(CostRange::exact(1))),
+            ov::MATCHES_STRING | ov::MATCHES => {
+                let pair = match (overload, target, args.as_slice()) {
+                    (ov::MATCHES_STRING, Some(t), [re]) => Some((t, re)),
+                    (ov::MATCHES, None, [s, re])
+                        if !self.options.older.global_matches_costs_one =>
+                    {
+                        Some((s, re))
+                    }
+                    _ => None,
                 };
-                let str_cost = self.size(s).add(SizeRange::exact(1)).multiply_by_factor(F);
-                let regex_cost = self
-                    .size(re)
-                    .multiply_by_factor(REGEX_STRING_LENGTH_COST_FACTOR);
-                return with_args(exact(str_cost.multiply(regex_cost)));
+                if let Some((s, re)) = pair {
+                    let str_cost = self.size(s).add(SizeRange::exact(1)).multiply_by_factor(F);
+                    let regex_cost = self
+                        .size(re)
+                        .multiply_by_factor(REGEX_STRING_LENGTH_COST_FACTOR);
+                    return with_args(exact(str_cost.multiply(regex_cost)));
+                }
             }
             ov::CONTAINS_STRING if target.is_some() && args.len() == 1 => {
                 let t = target.expect("checked");
@@ -598,15 +742,20 @@ impl<'a> Coster<'a> {
                 let sub = self.size(&args[0]).multiply_by_factor(F);
                 return with_args(exact(s.multiply(sub)));
             }
-            "logical_or" | "logical_and" if arg_costs.len() == 2 => {
+            ov::LOGICAL_OR | ov::LOGICAL_AND if arg_costs.len() == 2 => {
                 let (l, r) = (arg_costs[0], arg_costs[1]);
                 return exact(CostRange {
                     min: l.min,
                     max: l.max.saturating_add(r.max),
                 });
             }
-            "conditional" if arg_costs.len() == 3 => {
+            ov::CONDITIONAL if arg_costs.len() == 3 => {
                 let size = self.size(&args[1]).union(self.size(&args[2]));
+                if !self.legacy {
+                    let entries =
+                        Entries::union(self.entries_of(&args[1]), self.entries_of(&args[2]));
+                    self.set_entries(e, entries);
+                }
                 return CallEstimate {
                     cost: arg_costs[0].add(arg_costs[1].union(arg_costs[2])),
                     result_size: Some(size),
@@ -614,14 +763,12 @@ impl<'a> Coster<'a> {
             }
             ov::ADD_STRING | ov::ADD_BYTES | ov::ADD_LIST if args.len() == 2 => {
                 let size = self.size(&args[0]).add(self.size(&args[1]));
+                if !self.legacy {
+                    let entries =
+                        Entries::union(self.entries_of(&args[0]), self.entries_of(&args[1]));
+                    self.set_entries(e, entries);
+                }
                 if overload == ov::ADD_LIST {
-                    let (a, b) = (
-                        self.elements.get(&args[0].id).copied(),
-                        self.elements.get(&args[1].id).copied(),
-                    );
-                    if let (Some(a), Some(b)) = (a, b) {
-                        self.elements.insert(e.id, (a.0.union(b.0), a.1.union(b.1)));
-                    }
                     return with_args(CallEstimate {
                         cost: CostRange::exact(1),
                         result_size: Some(size),
@@ -651,30 +798,113 @@ impl<'a> Coster<'a> {
         }
         with_args(exact(CostRange::exact(1)))
     }
-}
 
-/// The id of the list literal appended to the accumulator in a comprehension step
-/// (`acc + [t]`, possibly under a conditional).
-fn step_list_elements(step: &Expr, accu: &str) -> Option<ExprId> {
-    let ExprKind::Call(c) = &step.kind else {
-        return None;
-    };
-    match (c.function.as_str(), c.args.as_slice()) {
-        ("_+_", [acc, list]) if matches!(&acc.kind, ExprKind::Ident(n) if n == accu) => {
-            matches!(list.kind, ExprKind::List(_)).then_some(list.id)
+    /// A library's hook for the call (by overload id first, then by function name), given
+    /// the arguments with the receiver first.
+    fn hook_estimate(
+        &mut self,
+        call: &'a cel_syntax::Call,
+        overload: &str,
+    ) -> Option<CallEstimate> {
+        let hooks = self.options.hooks;
+        let by_overload = CostKey::Overload(overload.to_string());
+        let by_function = CostKey::Function(call.function.clone());
+        let applicable: Vec<&EstimateFn> = hooks
+            .iter()
+            .filter(|(k, _)| *k == by_overload)
+            .chain(hooks.iter().filter(|(k, _)| *k == by_function))
+            .map(|(_, h)| h)
+            .collect();
+        if applicable.is_empty() {
+            return None;
         }
-        ("_?_:_", [_, then, _]) => step_list_elements(then, accu),
-        _ => None,
+        let operands: Vec<&'a Expr> = call
+            .target
+            .iter()
+            .map(|t| &**t)
+            .chain(call.args.iter())
+            .collect();
+        let mut args = Vec::with_capacity(operands.len());
+        for a in operands {
+            args.push(EstimateArg {
+                ty: self.ty(a).clone(),
+                size: self.hook_size(a),
+                literal: match &a.kind {
+                    ExprKind::Literal(l) => Some(l.clone()),
+                    _ => None,
+                },
+                elem_size: self.element_node_size(a),
+            });
+        }
+        applicable.into_iter().find_map(|hook| hook(&args))
+    }
+
+    /// The host's estimate of the call (its `EstimateCallCost`).
+    fn host_call_estimate(
+        &mut self,
+        call: &'a cel_syntax::Call,
+        overload: &str,
+    ) -> Option<CallEstimate> {
+        let operands: Vec<&'a Expr> = call.target.iter().map(|t| &**t).chain(&call.args).collect();
+        let mut described = Vec::with_capacity(operands.len());
+        for a in &operands {
+            let computed = if self.legacy {
+                self.known_size(a)
+            } else {
+                self.compute_size(a)
+            };
+            described.push((self.host_path(a), computed));
+        }
+        let nodes: Vec<EstimateNode<'_>> = operands
+            .iter()
+            .zip(&described)
+            .map(|(a, (path, computed))| EstimateNode {
+                path: (!path.is_empty()).then_some(path.as_slice()),
+                ty: self.ty(a),
+                expr: a,
+                computed_size: *computed,
+            })
+            .collect();
+        let (target, args) = match call.target {
+            Some(_) => (nodes.first(), &nodes[1..]),
+            None => (None, &nodes[..]),
+        };
+        self.estimator
+            .estimate_call_cost(&call.function, overload, target, args)
     }
 }
 
-/// Whether a type's values have size 1 (cel-go's scalar types for sizing).
-fn is_scalar(t: &Type) -> bool {
+/// Which comprehension variable.
+#[derive(Clone, Copy)]
+enum IterRole {
+    /// The only variable: the element of a list, the key of a map.
+    Single,
+    /// The first of two: the index of a list, the key of a map.
+    Key,
+    /// The second of two: the element of a list, the value of a map.
+    Value,
+}
+
+/// The size of a literal, list or map node (cel-go's `computeExprSize`).
+fn literal_size(e: &Expr) -> Option<SizeRange> {
+    Some(SizeRange::exact(match &e.kind {
+        ExprKind::Literal(Literal::String(s)) => s.chars().count() as u64,
+        ExprKind::Literal(Literal::Bytes(b)) => b.len() as u64,
+        ExprKind::Literal(_) => 1,
+        ExprKind::List(l) => l.elements.len() as u64,
+        ExprKind::Map(m) => m.entries.len() as u64,
+        _ => return None,
+    }))
+}
+
+/// Whether a type's values have size 1 (cel-go's `isScalar`; an optional of a scalar is one
+/// from v0.23 on).
+fn is_scalar(t: &Type, legacy: bool) -> bool {
     match t {
         Type::Bool | Type::Int | Type::Uint | Type::Double | Type::Duration | Type::Timestamp => {
             true
         }
-        other => other.optional_elem().is_some_and(is_scalar),
+        other => !legacy && other.optional_elem().is_some_and(|t| is_scalar(t, false)),
     }
 }
 

@@ -213,7 +213,7 @@ pub fn all_libraries() -> Vec<Box<dyn Library>> {
         Box::new(Lists::default()),
         Box::new(Sets),
         Box::new(Regex),
-        Box::new(Network),
+        Box::new(Network::default()),
         Box::new(Protos),
     ]
 }
@@ -337,7 +337,7 @@ mod tests {
         assert_eq!(keys(&Regex.contents()).len(), 4);
         assert!(keys(&Math::default().contents()).is_empty());
         assert!(keys(&Encoders::default().contents()).is_empty());
-        assert!(keys(&Network.contents()).is_empty());
+        assert!(keys(&Network::default().contents()).is_empty());
         assert_eq!(keys(&Strings::version(5).contents()).len(), 17);
     }
 }

@@ -285,6 +285,18 @@ impl Cidr {
         self.overlaps(other) && self.bits <= other.bits
     }
 
+    /// `containsCIDR` before Kubernetes 1.33: this range's network address equals `other`'s
+    /// address taken at this range's length (Go's `Prefix.Masked() == PrefixFrom(other.Addr(),
+    /// bits)`, which does not mask `other`'s address), and `other` is no wider.
+    pub fn contains_cidr_by_network_address(&self, other: &Cidr) -> bool {
+        let same_length = Cidr {
+            addr: other.addr,
+            bits: self.bits,
+        };
+        let fits = addr_bits(&other.addr).1 >= u32::from(self.bits);
+        fits && self.masked() == same_length && self.bits <= other.bits
+    }
+
     /// The value.
     pub fn into_value(self) -> Value {
         Value::Opaque(Arc::new(self))
@@ -749,7 +761,24 @@ pub fn is_canonical(s: &str) -> std::result::Result<bool, NetParseError> {
 
 /// The network extension library.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Network;
+pub struct Network {
+    /// `containsCIDR` as Kubernetes 1.30–1.32 had it (see
+    /// [`Network::contains_cidr_by_network_address`]).
+    network_address_containment: bool,
+}
+
+impl Network {
+    /// The library as Kubernetes 1.30 to 1.32 have it: `containsCIDR` is true only when the
+    /// other range's address is this range's network address, so a host inside the range
+    /// (`cidr('192.168.0.0/24').containsCIDR('192.168.0.1/32')`) is not contained
+    /// (k8s.io/apiserver `pkg/cel/library/cidr.go`, `cidrContainsCIDR`, before `64791740`,
+    /// first in v0.33.0).
+    pub fn contains_cidr_by_network_address() -> Network {
+        Network {
+            network_address_containment: true,
+        }
+    }
+}
 
 impl Library for Network {
     fn name(&self) -> &str {
@@ -913,16 +942,34 @@ impl Library for Network {
         );
         c.implement(
             "cidr_contains_cidr",
-            Implementation::Binary(|a, b| {
-                Ok(Value::Bool(cidr_arg(a)?.contains_cidr(cidr_arg(b)?)))
-            }),
+            if self.network_address_containment {
+                Implementation::Binary(|a, b| {
+                    let child = cidr_arg(b)?;
+                    Ok(Value::Bool(
+                        cidr_arg(a)?.contains_cidr_by_network_address(child),
+                    ))
+                })
+            } else {
+                Implementation::Binary(|a, b| {
+                    Ok(Value::Bool(cidr_arg(a)?.contains_cidr(cidr_arg(b)?)))
+                })
+            },
         );
         c.implement(
             "cidr_contains_cidr_string",
-            Implementation::Binary(|a, s| {
-                let child = parse_cidr(str_arg(s)?)?;
-                Ok(Value::Bool(cidr_arg(a)?.contains_cidr(&child)))
-            }),
+            if self.network_address_containment {
+                Implementation::Binary(|a, s| {
+                    let child = parse_cidr(str_arg(s)?)?;
+                    Ok(Value::Bool(
+                        cidr_arg(a)?.contains_cidr_by_network_address(&child),
+                    ))
+                })
+            } else {
+                Implementation::Binary(|a, s| {
+                    let child = parse_cidr(str_arg(s)?)?;
+                    Ok(Value::Bool(cidr_arg(a)?.contains_cidr(&child)))
+                })
+            },
         );
         c.implement(
             "cidr_masked",

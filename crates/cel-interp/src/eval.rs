@@ -383,17 +383,27 @@ fn eval_unguarded<'p>(node: &'p Node, st: &mut State<'p, '_>) -> Result<Value> {
             st.charge(c)?;
             Ok(out)
         }
-        Node::OptOr { id, lhs, rhs } => match eval(lhs, st)? {
+        // cel-go returns the right-hand side as it is (`evalOptionalOr`).
+        Node::OptOr {
+            id,
+            lhs,
+            rhs,
+            lenient,
+        } => match eval(lhs, st)? {
             v @ Value::Optional(Some(_)) => Ok(v),
-            Value::Optional(None) => match eval(rhs, st)? {
-                v @ Value::Optional(_) => Ok(v),
-                _ => Err(no_such_overload(*id)),
-            },
+            Value::Optional(None) => eval(rhs, st),
+            v if *lenient => Ok(v),
             _ => Err(no_such_overload(*id)),
         },
-        Node::OptOrValue { id, lhs, rhs } => match &eval(lhs, st)? {
+        Node::OptOrValue {
+            id,
+            lhs,
+            rhs,
+            lenient,
+        } => match &eval(lhs, st)? {
             Value::Optional(Some(v)) => Ok((**v).clone()),
             Value::Optional(None) => eval(rhs, st),
+            v if *lenient => Ok(v.clone()),
             _ => Err(no_such_overload(*id)),
         },
         Node::Call {

@@ -24,7 +24,7 @@ use cel_syntax::macros::{BLOCK_FUNCTION, BLOCK_INDEX_PREFIX};
 use cel_syntax::{
     Ast, Comprehension, Expr, ExprId, ExprKind, ListExpr, Literal, MapExpr, StructExpr, operators,
 };
-use cel_types::{Container, Type, TypeProvider};
+use cel_types::{Container, OlderCelGo, Type, TypeProvider};
 
 use crate::functions::{FunctionTable, OverloadEntry};
 
@@ -91,6 +91,8 @@ pub struct PlanEnv {
     pub cost_hooks: Arc<CostHooks>,
     /// Protobuf message types, for message literals (`None`: only the well-known types).
     pub messages: Option<Arc<cel_runtime::proto::ProtoTypes>>,
+    /// The behaviours of an older cel-go to reproduce (none: v0.29.2).
+    pub older: OlderCelGo,
 }
 
 impl PlanEnv {
@@ -134,7 +136,7 @@ impl PlanEnv {
                 HookReach::IfOpaque => found.push((hook.clone(), true)),
             }
         }
-        let formula = cel_cost::CostFormula::of(overload);
+        let formula = cel_cost::CostFormula::of_older(overload, self.older);
         CallCost {
             fixed: formula.fixed(),
             formula,
@@ -487,17 +489,21 @@ pub(crate) enum Node {
     },
     /// `@not_strictly_false(x)`: true unless x is `false`.
     NotStrictlyFalse { arg: Box<Node>, cost: CallCost },
-    /// `opt.or(other)`: `other` is evaluated only when `opt` is empty.
+    /// `opt.or(other)`: `other` is evaluated only when `opt` is empty. A receiver that is not
+    /// an optional is `no such overload`, or, before cel-go v0.28, the result as it is
+    /// (`lenient`).
     OptOr {
         id: ExprId,
         lhs: Box<Node>,
         rhs: Box<Node>,
+        lenient: bool,
     },
-    /// `opt.orValue(v)`: `v` is evaluated only when `opt` is empty.
+    /// `opt.orValue(v)`: `v` is evaluated only when `opt` is empty; receivers as `OptOr`.
     OptOrValue {
         id: ExprId,
         lhs: Box<Node>,
         rhs: Box<Node>,
+        lenient: bool,
     },
     /// A strict call: arguments (receiver first) are evaluated, errors propagate.
     Call {
@@ -1127,6 +1133,7 @@ impl<'a> Planner<'a> {
                     id,
                     lhs: Box::new(self.plan(t)),
                     rhs: Box::new(self.plan(a)),
+                    lenient: self.env.older.optional_or_takes_any_receiver,
                 };
             }
             ("orValue", Some(t), [a]) if self.is_optional_call(id, ov::OPTIONAL_OR_VALUE_VALUE) => {
@@ -1134,6 +1141,7 @@ impl<'a> Planner<'a> {
                     id,
                     lhs: Box::new(self.plan(t)),
                     rhs: Box::new(self.plan(a)),
+                    lenient: self.env.older.optional_or_takes_any_receiver,
                 };
             }
             _ => {}

@@ -23,6 +23,7 @@ fn plan_env() -> PlanEnv {
         cost_options: CostOptions::default(),
         cost_hooks: Arc::default(),
         messages: None,
+        older: Default::default(),
     }
 }
 

@@ -70,6 +70,7 @@ pub fn compile(
         CompileOptions {
             budget,
             variables_checked_on_entry: false,
+            older: cel_types::OlderCelGo::NONE,
         },
     )
 }
@@ -85,6 +86,9 @@ pub struct CompileOptions {
     /// no `load.var` fails, nor an `unbox` of a variable to its declared scalar type, and
     /// the passes remove their error paths.
     pub variables_checked_on_entry: bool,
+    /// The behaviours of an older cel-go the interpreter's plan reproduces (the planner's
+    /// `PlanEnv::older`), which the lowering must reproduce too.
+    pub older: cel_types::OlderCelGo,
 }
 
 /// [`compile`] with options.
@@ -93,7 +97,8 @@ pub fn compile_with(
     costs: &cel_cost::CostPlan,
     options: CompileOptions,
 ) -> Result<Function, CompileError> {
-    let mut f = lower(checked, costs, options.budget).map_err(CompileError::Lower)?;
+    let mut f =
+        lower(checked, costs, options.budget, options.older).map_err(CompileError::Lower)?;
     verify(&f).map_err(CompileError::Verify)?;
     passes::fold_constants(&mut f);
     let never_errors = if options.variables_checked_on_entry {

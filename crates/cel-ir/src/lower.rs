@@ -19,7 +19,7 @@ use std::sync::Arc;
 use cel_checker::CheckedAst;
 use cel_cost::{Charge, CostPlan};
 use cel_syntax::{Comprehension, Expr, ExprId, ExprKind, Literal, operators};
-use cel_types::Type;
+use cel_types::{OlderCelGo, Type};
 
 use crate::ir::{ArithOp, Builder, CmpOp, Constant, Function, Op, Ty, Value};
 
@@ -97,6 +97,7 @@ pub fn lower(
     checked: &CheckedAst,
     costs: &CostPlan,
     budget: usize,
+    older: OlderCelGo,
 ) -> Result<Function, LowerError> {
     let root = &checked.ast.expr;
     let residual_roots = residual_roots(root);
@@ -113,6 +114,7 @@ pub fn lower(
         exprs,
         budget,
         lazy_ready: HashMap::new(),
+        older,
     };
     let lv = l.lower(root);
     if l.b.inst_count() > budget {
@@ -235,6 +237,8 @@ struct Lowerer<'a> {
     /// For each lazily initialised accumulator (by its flag slot): the blocks where an
     /// initialisation has completed.
     lazy_ready: HashMap<u32, Vec<crate::ir::Block>>,
+    /// The behaviours of an older cel-go to reproduce.
+    older: OlderCelGo,
 }
 
 /// The lowering's view of a scalar checked type.
@@ -1203,8 +1207,14 @@ impl<'a> Lowerer<'a> {
         let (has, herr) = self.b.inst2(Op::OptHasValue, vec![tv.v], Ty::Bool, id);
         let not_opt = self.b.inst1(Op::IsErr, vec![herr], Ty::Bool, id);
         let check = self.b.create_block();
+        // Before cel-go v0.28 a receiver that is not an optional is the result as it is.
+        let not_opt_err = if self.older.optional_or_takes_any_receiver {
+            self.no_err(id)
+        } else {
+            herr
+        };
         self.b
-            .branch(not_opt, (join, vec![tv.v, herr]), (check, vec![]));
+            .branch(not_opt, (join, vec![tv.v, not_opt_err]), (check, vec![]));
         self.b.switch_to(check);
         let present = self.b.create_block();
         let absent = self.b.create_block();
@@ -1221,14 +1231,8 @@ impl<'a> Lowerer<'a> {
         let av = self.lower(arg);
         let av = self.as_val(av, id);
         let aerr = self.err_or_none(av.err, id);
-        if or_value {
-            self.b.jump(join, vec![av.v, aerr]);
-        } else {
-            // `or` requires an optional on the right too.
-            let (_, herr2) = self.b.inst2(Op::OptHasValue, vec![av.v], Ty::Bool, id);
-            let err = self.b.inst1(Op::ErrOr, vec![aerr, herr2], Ty::Err, id);
-            self.b.jump(join, vec![av.v, err]);
-        }
+        // The right-hand side is the result as it is (cel-go's `evalOptionalOr`).
+        self.b.jump(join, vec![av.v, aerr]);
         self.b.switch_to(join);
         Lv {
             v: jv,

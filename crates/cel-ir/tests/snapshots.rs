@@ -126,6 +126,7 @@ fn ir_with(env: &Env, expr: &str, variables_checked_on_entry: bool) -> String {
     let options = cel_ir::CompileOptions {
         budget: cel_ir::DEFAULT_BUDGET,
         variables_checked_on_entry,
+        older: Default::default(),
     };
     let f =
         cel_ir::compile_with(checked, &costs, options).unwrap_or_else(|e| panic!("{expr}: {e}"));

@@ -212,6 +212,7 @@ impl JitProgram {
             budget: options.budget,
             // `Emitter::enter_with_variables` checks them, unless they are read lazily.
             variables_checked_on_entry: !options.lazy_variables,
+            older: env.older,
         };
         let func = cel_ir::compile_with(checked, &costs, ir_options).map_err(|e| match e {
             cel_ir::CompileError::Lower(cel_ir::LowerError::TooLarge { budget }) => {

@@ -112,6 +112,10 @@ pub enum BadValue {
     Bool(bool),
     /// Anything else, shown as JSON (`null`, lists, objects).
     Json(serde_json::Value),
+    /// Decoded JSON data shown as Go's `%#v` shows an `interface{}` holding it
+    /// (`map[string]interface {}{"a":1}`), as apimachinery printed lists and objects up to
+    /// Kubernetes 1.33.
+    GoSyntax(serde_json::Value),
     /// A Go struct, shown as JSON with its fields in the order given (Go marshals a struct's
     /// fields in declaration order, a map's keys sorted).
     GoStruct(serde_json::Value),
@@ -232,6 +236,10 @@ impl FieldError {
                     // As Go's json.Marshal: sorted keys, Go's number forms.
                     s.push_str(": ");
                     s.push_str(&crate::gojson::marshal(j));
+                }
+                BadValue::GoSyntax(j) => {
+                    s.push_str(": ");
+                    s.push_str(&crate::gojson::go_syntax(j));
                 }
                 BadValue::GoStruct(j) => {
                     s.push_str(": ");

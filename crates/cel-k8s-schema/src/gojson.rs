@@ -53,6 +53,54 @@ pub fn marshal(v: &Value) -> String {
     out
 }
 
+/// Go's `%#v` of `v` decoded into an `interface{}` (objects as `map[string]interface{}` with
+/// sorted keys, lists as `[]interface{}`, integers as `int64`, other numbers as `float64`).
+pub fn go_syntax(v: &Value) -> String {
+    let mut out = String::new();
+    write_go_syntax(&mut out, v, false);
+    out
+}
+
+/// `in_interface`: whether the value sits in an `interface{}` slot of a map or a slice, where
+/// Go writes nil as `interface {}(nil)` (a top-level nil is printed by the caller).
+fn write_go_syntax(out: &mut String, v: &Value, in_interface: bool) {
+    match v {
+        Value::Null if in_interface => out.push_str("interface {}(nil)"),
+        Value::Null => out.push_str("<nil>"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => match GoNumber::of(n) {
+            GoNumber::Int(i) => out.push_str(&i.to_string()),
+            GoNumber::Float(f) => out.push_str(&cel_runtime::format::format_double(f)),
+        },
+        Value::String(s) => out.push_str(&cel_runtime::format::go_quote(s)),
+        Value::Array(items) => {
+            out.push_str("[]interface {}{");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_go_syntax(out, item, true);
+            }
+            out.push('}');
+        }
+        Value::Object(map) => {
+            // fmt prints a map's keys sorted.
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            out.push_str("map[string]interface {}{");
+            for (i, (k, item)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&cel_runtime::format::go_quote(k));
+                out.push(':');
+                write_go_syntax(out, item, true);
+            }
+            out.push('}');
+        }
+    }
+}
+
 /// As [`marshal`], but objects keep their keys' order: how Go marshals a struct (fields in
 /// declaration order), for values built to stand for Go structs.
 pub fn marshal_struct(v: &Value) -> String {

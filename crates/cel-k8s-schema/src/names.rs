@@ -211,6 +211,14 @@ pub fn name_is_dns_label(name: &str, prefix: bool) -> Vec<String> {
     is_dns1123_label(name)
 }
 
+/// `NameIsDNS1035Label` (Service names).
+pub fn name_is_dns1035_label(name: &str, prefix: bool) -> Vec<String> {
+    if prefix {
+        return is_dns1035_label(&mask_trailing_dash(name));
+    }
+    is_dns1035_label(name)
+}
+
 /// `ValidatePathSegmentName`.
 pub fn name_is_path_segment(name: &str, prefix: bool) -> Vec<String> {
     if prefix {

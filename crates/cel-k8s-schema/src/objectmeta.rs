@@ -19,6 +19,26 @@ use crate::gojson::{GoNumber, type_name};
 use crate::names::{self, NameCheck};
 use crate::schema::Schema;
 
+/// Whether any node of `schema` is an `x-kubernetes-embedded-resource`: when none is, the
+/// walks over a value for embedded resources ([`validate_embedded`],
+/// [`unknown_embedded_fields`]) find nothing, and a caller holding the schema for many
+/// objects can skip them.
+pub fn has_embedded_resources(schema: &Schema) -> bool {
+    let mut work = vec![(schema, 0usize)];
+    while let Some((s, depth)) = work.pop() {
+        if s.x_embedded_resource {
+            return true;
+        }
+        if depth > crate::schema::MAX_SCHEMA_DEPTH {
+            continue;
+        }
+        work.extend(s.properties.values().map(|p| (p, depth + 1)));
+        work.extend(s.items.as_deref().map(|i| (i, depth + 1)));
+        work.extend(s.additional_schema().map(|a| (a, depth + 1)));
+    }
+    false
+}
+
 /// The errors of every embedded resource in `value` (a custom resource or part of it at
 /// `path`), found by walking `schema` to its `x-kubernetes-embedded-resource` nodes.
 pub fn validate_embedded(schema: &Schema, value: &Value, path: &Path) -> Vec<FieldError> {
@@ -135,6 +155,17 @@ fn parse_group_version(gv: &str) -> Result<(&str, &str), String> {
 /// `path`); `namespaced` is the CRD's scope. A name generated from `generateName` is not
 /// known offline: then only `generateName` is checked, as a prefix.
 pub fn validate_root_metadata(value: &Value, path: &Path, namespaced: bool) -> Vec<FieldError> {
+    validate_root_metadata_named(value, path, namespaced, names::name_is_dns_subdomain)
+}
+
+/// [`validate_root_metadata`] with the kind's own name rule (a built-in kind's
+/// `ValidateNameFunc`: DNS labels for Namespaces, DNS-1035 labels for Services, ...).
+pub fn validate_root_metadata_named(
+    value: &Value,
+    path: &Path,
+    namespaced: bool,
+    name_fn: NameCheck,
+) -> Vec<FieldError> {
     let p = path.child("metadata");
     let raw = value.get("metadata").unwrap_or(&Value::Null);
     let meta = match raw {
@@ -154,7 +185,7 @@ pub fn validate_root_metadata(value: &Value, path: &Path, namespaced: bool) -> V
             )];
         }
     };
-    validate_meta(&meta, namespaced, names::name_is_dns_subdomain, &p)
+    validate_meta(&meta, namespaced, name_fn, &p)
 }
 
 /// The error the API server's decoder gives for a custom resource's `metadata` that does

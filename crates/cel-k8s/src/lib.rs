@@ -54,7 +54,9 @@ pub use cost::KubernetesCosts;
 pub use format::Format;
 pub use jsonpatch::JsonPatch;
 pub use lists::Lists;
-pub use profile::{ExpressionKind, KubeVersion, KubernetesProfile, LibraryRef, ProfileOptions};
+pub use profile::{
+    CelGoVersion, ExpressionKind, KubeVersion, KubernetesProfile, LibraryRef, ProfileOptions,
+};
 pub use quantity::QuantityLib;
 pub use regex::Regex;
 pub use semver::SemverLib;

@@ -22,6 +22,8 @@ struct Case {
     id: String,
     expr: String,
     version: KubeVersion,
+    /// The compatibility version of new expressions (default: the release itself).
+    compatibility: KubeVersion,
     kind: ExpressionKind,
     /// The environment of Kubernetes' `cost_test.go` rather than a version's.
     cost_test: bool,
@@ -80,6 +82,9 @@ fn load() -> Vec<Case> {
             let version = s("version")
                 .map(|v| v.parse().unwrap())
                 .unwrap_or(KubeVersion::NEWEST);
+            let compatibility = s("compatibility")
+                .map(|v| v.parse().unwrap())
+                .unwrap_or(version);
             let kind = match s("env").as_deref() {
                 Some("stored") => ExpressionKind::StoredExpressions,
                 _ => ExpressionKind::NewExpressions,
@@ -90,6 +95,7 @@ fn load() -> Vec<Case> {
                 name: s("name").unwrap_or_else(|| format!("line {}", i + 1)),
                 expr: s("expr").expect("expr"),
                 version,
+                compatibility,
                 kind,
                 cost_test: s("env").as_deref() == Some("cost_test"),
                 jsonpatch: j.get("jsonpatch").and_then(|v| v.as_bool()) == Some(true),
@@ -152,6 +158,7 @@ fn env_for(c: &Case) -> Env {
         KubernetesEnv::newest().with_jsonpatch(true)
     } else {
         KubernetesEnv::new(c.version)
+            .compatibility(c.compatibility)
             .kind(c.kind)
             .with_jsonpatch(c.jsonpatch)
     };

@@ -104,6 +104,13 @@ impl FunctionRegistry {
         r
     }
 
+    /// The same registry with the standard implementations an older cel-go had in place of
+    /// today's (see [`OlderCelGo`](cel_types::OlderCelGo)).
+    pub fn with_older(mut self, older: cel_types::OlderCelGo) -> FunctionRegistry {
+        crate::stdlib::register_older(&mut self, older);
+        self
+    }
+
     /// Registers (or replaces) the implementation of an overload.
     pub fn add(&mut self, overload_id: &str, implementation: Implementation) {
         self.by_id.insert(overload_id.into(), implementation);

@@ -7,6 +7,7 @@
 //! dispatch of unchecked expressions. The work itself is done by the typed functions of the
 //! other modules; this module only matches on [`Value`] variants and forwards.
 
+use cel_types::OlderCelGo;
 use cel_types::overloads as ov;
 use std::cmp::Ordering;
 
@@ -165,6 +166,34 @@ macro_rules! timestamp_field {
             time::timestamp_field(*t, $field, z)?
         )));
     };
+}
+
+/// The accessors with a time zone, as cel-go before v0.29 read offsets: minutes unchecked
+/// (A20 of `docs/cel-go-versions.md`).
+macro_rules! timestamp_field_unchecked {
+    ($r:expr, $($tz_id:expr => $field:expr),* $(,)?) => {
+        $(binary!($r, $tz_id, |t: Timestamp, z: String| Ok(Value::Int(
+            time::timestamp_field_unchecked_minutes(*t, $field, z)?
+        )));)*
+    };
+}
+
+/// Replaces the implementations whose behaviour an older cel-go had (see [`OlderCelGo`]).
+pub(crate) fn register_older(r: &mut FunctionRegistry, older: OlderCelGo) {
+    if older.time_zone_minutes_unchecked {
+        timestamp_field_unchecked!(r,
+            ov::TIMESTAMP_TO_YEAR_WITH_TZ => TimeField::FullYear,
+            ov::TIMESTAMP_TO_MONTH_WITH_TZ => TimeField::Month,
+            ov::TIMESTAMP_TO_DAY_OF_YEAR_WITH_TZ => TimeField::DayOfYear,
+            ov::TIMESTAMP_TO_DAY_OF_MONTH_WITH_TZ => TimeField::DayOfMonth,
+            ov::TIMESTAMP_TO_DAY_OF_MONTH_1_BASED_WITH_TZ => TimeField::Date,
+            ov::TIMESTAMP_TO_DAY_OF_WEEK_WITH_TZ => TimeField::DayOfWeek,
+            ov::TIMESTAMP_TO_HOURS_WITH_TZ => TimeField::Hours,
+            ov::TIMESTAMP_TO_MINUTES_WITH_TZ => TimeField::Minutes,
+            ov::TIMESTAMP_TO_SECONDS_TZ => TimeField::Seconds,
+            ov::TIMESTAMP_TO_MILLISECONDS_WITH_TZ => TimeField::Milliseconds,
+        );
+    }
 }
 
 pub(crate) fn register(r: &mut FunctionRegistry) {
@@ -771,10 +800,12 @@ mod tests {
     use crate::Key;
     use std::collections::HashSet;
 
+    /// Every standard overload, with those only older cel-go releases declare.
     fn declared_ids() -> Vec<String> {
         cel_types::stdlib::functions()
             .into_iter()
             .chain(cel_types::stdlib::optional_functions())
+            .chain([cel_types::stdlib::int_to_duration()])
             .flat_map(|f| f.overloads.into_iter().map(|o| o.id))
             .collect()
     }

@@ -532,13 +532,25 @@ fn tz_database() -> &'static jiff::tz::TimeZoneDatabase {
 }
 
 /// Reads a time-zone argument as cel-go does: text with a `:` is an offset `hours:minutes`
-/// (each part read by `strconv.Atoi`; a leading `-` subtracts the minutes too); anything else
-/// is an IANA name (`""` is UTC). Errors carry Go's messages: "unknown time zone X",
-/// "time: invalid location name", `strconv.Atoi: parsing "x": invalid syntax`.
+/// (each part read by `strconv.Atoi`, minutes within 0 to 59; a leading `-` subtracts the
+/// minutes too); anything else is an IANA name (`""` is UTC). Errors carry Go's messages:
+/// "unknown time zone X", "time: invalid location name", `strconv.Atoi: parsing "x":
+/// invalid syntax`, "timezone offset minutes out of range [0, 59]: +00:99".
 pub fn parse_time_zone(tz: &str) -> Result<Zone> {
+    parse_time_zone_with(tz, true)
+}
+
+/// [`parse_time_zone`], with the range check of the minutes (cel-go v0.29) or without it,
+/// as older cel-go releases read `+00:99` as 99 minutes.
+pub fn parse_time_zone_with(tz: &str, check_minutes: bool) -> Result<Zone> {
     if let Some(colon) = tz.find(':') {
         let hours = go_atoi(&tz[..colon])?;
         let minutes = go_atoi(&tz[colon + 1..])?;
+        if check_minutes && !(0..=59).contains(&minutes) {
+            return Err(Error::new(format!(
+                "timezone offset minutes out of range [0, 59]: {tz}"
+            )));
+        }
         let total_minutes = if tz.starts_with('-') {
             hours.wrapping_mul(60).wrapping_sub(minutes)
         } else {
@@ -598,6 +610,12 @@ pub fn timestamp_field_utc(ts: Timestamp, field: TimeField) -> i64 {
 /// [`parse_time_zone`]).
 pub fn timestamp_field(ts: Timestamp, field: TimeField, tz: &str) -> Result<i64> {
     let zone = parse_time_zone(tz)?;
+    Ok(timestamp_field_in(ts, field, &zone))
+}
+
+/// [`timestamp_field`] reading offsets as cel-go before v0.29 did (minutes unchecked).
+pub fn timestamp_field_unchecked_minutes(ts: Timestamp, field: TimeField, tz: &str) -> Result<i64> {
+    let zone = parse_time_zone_with(tz, false)?;
     Ok(timestamp_field_in(ts, field, &zone))
 }
 

@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 mod decls;
+mod older;
 pub mod overloads;
 mod parse;
 pub mod stack;
@@ -20,4 +21,5 @@ mod types;
 pub use decls::{
     Container, FieldType, FunctionDecl, NoTypes, OverloadDecl, TypeProvider, VariableDecl,
 };
+pub use older::OlderCelGo;
 pub use types::{OPTIONAL_TYPE_NAME, Primitive, Type};

@@ -564,6 +564,7 @@ mod tests {
         let mut declared: Vec<String> = crate::stdlib::functions()
             .iter()
             .chain(crate::stdlib::optional_functions().iter())
+            .chain([crate::stdlib::int_to_duration()].iter())
             .flat_map(|f| f.overloads.iter().map(|o| o.id.clone()))
             .collect();
         declared.sort();

@@ -79,6 +79,19 @@ const RELATIONS: &[(&str, &str)] = &[
     ("_>=_", "greater_equals"),
 ];
 
+/// `duration(int)`, which cel-go declared until v0.28.1 (#1300 deleted it; it never
+/// converted anything): for environments that reproduce an older cel-go.
+pub fn int_to_duration() -> FunctionDecl {
+    FunctionDecl::new(
+        "duration",
+        vec![O::global(
+            ov::INT64_TO_DURATION,
+            vec![Type::Int],
+            Type::Duration,
+        )],
+    )
+}
+
 /// The standard library's functions.
 pub fn functions() -> Vec<FunctionDecl> {
     use Type::{Bool, Bytes, Double, Duration, Dyn, Int, String, Timestamp, Uint};
@@ -275,7 +288,6 @@ pub fn functions() -> Vec<FunctionDecl> {
             "duration",
             vec![
                 O::global(ov::DURATION_TO_DURATION, vec![Duration], Duration),
-                O::global(ov::INT64_TO_DURATION, vec![Int], Duration),
                 O::global(ov::STRING_TO_DURATION, vec![String], Duration),
             ],
         ),

@@ -7,6 +7,11 @@
 //! * [`admission`]: ValidatingAdmissionPolicy and MutatingAdmissionPolicy with their bindings,
 //!   params and namespaces, compiled once, then requests admitted as the API server's
 //!   admission plugins admit them.
+//! * [`builtin`]: built-in kinds' schemas by Kubernetes version, shipped with the program,
+//!   validated through [`crd`] as kubectl-validate validates them.
+//! * [`places`]: the other places the API server and the scheduler evaluate CEL (structured
+//!   authentication and authorization, admission webhooks' match conditions, device
+//!   selectors), each a named environment by version.
 //! * [`yaml`]: manifests' YAML read as `kubectl` reads it (YAML 1.1 values, keys, merges).
 //!
 //! **What this crate owns, and why it is not the facade.** `celerity` is the embedding API of
@@ -25,5 +30,7 @@
 #![deny(missing_docs)]
 
 pub mod admission;
+pub mod builtin;
 pub mod crd;
+pub mod places;
 pub mod yaml;

@@ -29,6 +29,7 @@
 use std::borrow::Cow;
 
 use granit_parser::{Event, Parser, ScalarStyle, Span};
+use serde_json::map::Entry;
 use serde_json::{Map, Number, Value as Json};
 
 /// Bounds on one document.
@@ -206,15 +207,7 @@ impl<'l> Builder<'l> {
     /// Places a complete value: a list's item, a mapping's key or value, or the document.
     /// `merge_key` says whether a scalar is the plain `<<`.
     fn node(&mut self, value: Json, merge_key: Option<bool>, line: usize) -> Result<(), String> {
-        let repeated = match self.stack.last() {
-            Some(Frame::Map {
-                entries,
-                key: Some(Key::Name(k)),
-                ..
-            }) if entries.contains_key(k) => Some(join(&self.path(), k)),
-            _ => None,
-        };
-        self.duplicates.extend(repeated);
+        let mut repeated = None;
         match self.stack.last_mut() {
             None => self.result = Some(value),
             Some(Frame::List { items, .. }) => items.push(value),
@@ -223,14 +216,25 @@ impl<'l> Builder<'l> {
                     *key = Some(if merge_key == Some(true) {
                         Key::Merge
                     } else {
-                        Key::Name(key_string(&value, line)?)
+                        Key::Name(key_string(value, line)?)
                     });
                 }
                 Some(Key::Merge) => merge(entries, value, line)?,
-                Some(Key::Name(k)) => {
-                    entries.insert(k, value);
-                }
+                Some(Key::Name(k)) => match entries.entry(k) {
+                    Entry::Vacant(place) => {
+                        place.insert(value);
+                    }
+                    Entry::Occupied(mut place) => {
+                        place.insert(value);
+                        repeated = Some(place.key().clone());
+                    }
+                },
             },
+        }
+        // The top collection's own key is taken, so the path is that of the collection.
+        if let Some(k) = repeated {
+            let at = join(&self.path(), &k);
+            self.duplicates.push(at);
         }
         Ok(())
     }
@@ -313,9 +317,9 @@ fn merge(entries: &mut Map<String, Json>, value: Json, line: usize) -> Result<()
 /// A key as sigs.k8s.io/yaml writes it: strings as they are, integers in decimal, floats
 /// as Go's `FormatFloat(f, 'g', -1, 32)`, booleans as `true`/`false`; anything else is
 /// refused.
-fn key_string(key: &Json, line: usize) -> Result<String, String> {
+fn key_string(key: Json, line: usize) -> Result<String, String> {
     match key {
-        Json::String(s) => Ok(s.clone()),
+        Json::String(s) => Ok(s),
         Json::Bool(b) => Ok(b.to_string()),
         Json::Number(n) if n.is_i64() => Ok(n.to_string()),
         Json::Number(n) if n.is_f64() => Ok(go_float32_g(n.as_f64().unwrap_or(0.0))),

@@ -14,7 +14,9 @@ use cel_runtime::proto::{DescriptorPool, ProtoTypes};
 use cel_runtime::{Error, FunctionRegistry, Implementation, Value};
 use cel_syntax::macros::{Macro, MacroTable};
 use cel_syntax::{Diagnostic, ParserOptions, Source};
-use cel_types::{Container, FunctionDecl, OverloadDecl, Type, TypeProvider, VariableDecl};
+use cel_types::{
+    Container, FunctionDecl, OlderCelGo, OverloadDecl, Type, TypeProvider, VariableDecl,
+};
 
 use crate::native_cache::NativeCache;
 use crate::tiering::CompileSettings;
@@ -72,6 +74,9 @@ pub struct EnvOptions {
     pub validate_regex_literals: bool,
     /// How programs are executed (see [`Backend`]). [`Backend::Auto`] by default.
     pub backend: Backend,
+    /// The behaviours of an older cel-go to reproduce (a Kubernetes release's; none by
+    /// default: cel-go v0.29.2).
+    pub older_cel_go: OlderCelGo,
 }
 
 impl EnvOptions {
@@ -112,6 +117,7 @@ impl Default for EnvOptions {
             validate_timestamp_literals: false,
             validate_regex_literals: false,
             backend: Backend::Auto,
+            older_cel_go: OlderCelGo::NONE,
         }
     }
 }
@@ -666,6 +672,10 @@ impl EnvBuilder {
         if self.options.optional_types {
             checker.add_optional_library_version(self.options.optional_types_version);
         }
+        let older = self.options.older_cel_go;
+        if older.duration_from_int {
+            checker.add_function(cel_types::stdlib::int_to_duration());
+        }
         checker.set_container(self.container.clone());
         let provider: Arc<dyn TypeProvider> = Arc::new(LibraryTypes {
             host: self.provider.clone(),
@@ -703,7 +713,12 @@ impl EnvBuilder {
             ..ParserOptions::default()
         });
 
-        let table = FunctionTable::new(checker.functions(), &self.registry);
+        let registry = if older == OlderCelGo::NONE {
+            self.registry
+        } else {
+            self.registry.with_older(older)
+        };
+        let table = FunctionTable::new(checker.functions(), &registry);
         let plan_env = PlanEnv {
             functions: Arc::new(table),
             container: self.container,
@@ -714,6 +729,7 @@ impl EnvBuilder {
             },
             cost_hooks: Arc::new(self.cost_hooks),
             messages: self.messages,
+            older: self.options.older_cel_go,
         };
         Ok(Env {
             inner: Arc::new(EnvInner {
@@ -964,6 +980,7 @@ impl Env {
         let options = EstimateOptions {
             presence_test_has_cost: self.inner.options.presence_test_has_cost,
             hooks: &self.inner.estimate_hooks,
+            older: self.inner.options.older_cel_go,
         };
         Some(cel_cost::estimate(checked, sizes, &options))
     }

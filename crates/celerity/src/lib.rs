@@ -97,7 +97,7 @@ pub use cel_runtime::{
     ListValue, MapActivation, MapValue, OpaqueValue, Timestamp, Value,
 };
 pub use cel_syntax::{Diagnostic, Source};
-pub use cel_types::{FunctionDecl, OverloadDecl, Primitive, Type, VariableDecl};
+pub use cel_types::{FunctionDecl, OlderCelGo, OverloadDecl, Primitive, Type, VariableDecl};
 pub use deadline::Deadline;
 pub use env::{BuildError, Env, EnvBuilder, EnvOptions};
 pub use json::{

@@ -25,7 +25,8 @@ fn eval(env: &Env, expr: &str) -> (Result<Value, celerity::EvalError>, u64) {
 
 #[test]
 fn each_version_enables_what_its_profile_says() {
-    // (expression, the first version whose new-expressions environment accepts it)
+    // (expression, the first compatibility version whose new-expressions environment
+    // accepts it)
     let cases = [
         ("isURL('https://k8s.io')", 23),
         ("[1, 2].isSorted()", 23),
@@ -37,7 +38,7 @@ fn each_version_enables_what_its_profile_says() {
         ("quantity('1') == quantity('1000m')", 28),
         (
             "optional.of(1).optFlatMap(x, optional.of(x)) == optional.of(1)",
-            29,
+            28,
         ),
         ("sets.contains([1], [1])", 29),
         ("ip('10.0.0.1').family() == 4", 30),
@@ -47,13 +48,6 @@ fn each_version_enables_what_its_profile_says() {
         ),
         ("[1].all(i, v, v > 0)", 32),
         ("semver('1.0.0', true).major() == 1", 33),
-        ("[1, 2, 3].first() == optional.of(1)", 33),
-        ("[1, 2, 3].last() == optional.of(3)", 33),
-        (
-            "optional.unwrap([optional.of(1), optional.none()]) == [1]",
-            33,
-        ),
-        ("[optional.none(), optional.of(2)].unwrapOpt() == [2]", 33),
         ("lists.range(2) == [0, 1]", 34),
         ("[1, 2].includes(1)", 37),
     ];
@@ -61,21 +55,52 @@ fn each_version_enables_what_its_profile_says() {
         // (Kubernetes' table starts its first entries at 1.0; CEL arrived in 1.23.)
         let before = (since > 23).then_some(since - 1);
         for minor in before.into_iter().chain([since]) {
-            let env = Env::kubernetes(v(minor), ExpressionKind::NewExpressions);
+            let env = KubernetesEnv::newest().compatibility(v(minor)).build();
             let ok = env.compile(expr).is_ok();
-            assert_eq!(ok, minor >= since, "{expr} at 1.{minor}");
+            assert_eq!(ok, minor >= since, "{expr} at compatibility 1.{minor}");
             if ok {
                 assert_eq!(eval(&env, expr).0.unwrap(), Value::Bool(true), "{expr}");
             }
         }
-        // Stored expressions may use everything not removed, at any version.
-        let stored = Env::kubernetes(v(23), ExpressionKind::StoredExpressions);
-        assert!(stored.compile(expr).is_ok(), "{expr} stored at 1.23");
+        // The API server of a release compiles new expressions one minor below it...
+        if (30..37).contains(&since) {
+            let new = |minor| Env::kubernetes(v(minor), ExpressionKind::NewExpressions);
+            assert!(new(since).compile(expr).is_err(), "{expr} new at 1.{since}");
+            assert!(
+                new(since + 1).compile(expr).is_ok(),
+                "{expr} new at 1.{}",
+                since + 1
+            );
+        }
+        // ...and stored expressions with everything the release has.
+        let stored = Env::kubernetes(NEWEST_VERSION, ExpressionKind::StoredExpressions);
+        assert!(stored.compile(expr).is_ok(), "{expr} stored");
+    }
+    // The optional library is the newest the release's cel-go knows, in both environments:
+    // cel-go v0.23 (Kubernetes 1.33) added `first`, `last`, `optional.unwrap`, `unwrapOpt`.
+    for expr in [
+        "[1, 2, 3].first() == optional.of(1)",
+        "[1, 2, 3].last() == optional.of(3)",
+        "optional.unwrap([optional.of(1), optional.none()]) == [1]",
+        "[optional.none(), optional.of(2)].unwrapOpt() == [2]",
+    ] {
+        for kind in [
+            ExpressionKind::NewExpressions,
+            ExpressionKind::StoredExpressions,
+        ] {
+            assert!(
+                Env::kubernetes(v(32), kind).compile(expr).is_err(),
+                "{expr} 1.32"
+            );
+            let env = Env::kubernetes(v(33), kind);
+            assert_eq!(eval(&env, expr).0.unwrap(), Value::Bool(true), "{expr}");
+        }
     }
     // Literal validators from 1.29.
     let bad = "duration('1x') > duration('1s')";
-    assert!(KubernetesEnv::new(v(28)).build().compile(bad).is_ok());
-    assert!(KubernetesEnv::new(v(29)).build().compile(bad).is_err());
+    let at = |minor| KubernetesEnv::newest().compatibility(v(minor)).build();
+    assert!(at(28).compile(bad).is_ok());
+    assert!(at(29).compile(bad).is_err());
     // No bindings, math or base64 in Kubernetes.
     let newest = KubernetesEnv::newest().build();
     for expr in ["cel.bind(x, 1, x)", "math.abs(-1)", "base64.encode(b'a')"] {
@@ -89,8 +114,9 @@ fn each_version_enables_what_its_profile_says() {
 
 #[test]
 fn profile_and_options() {
-    let k = KubernetesEnv::parse("1.34").unwrap();
-    assert_eq!(k.version(), v(34));
+    // cel-go's lists library arrived in 1.34: a 1.35 server has it for new expressions.
+    let k = KubernetesEnv::parse("1.35").unwrap();
+    assert_eq!(k.version(), v(35));
     assert_eq!(k.expression_kind(), ExpressionKind::NewExpressions);
     let p = k.profile();
     assert!(p.libraries.contains(&LibraryRef::CelExt {
@@ -101,7 +127,9 @@ fn profile_and_options() {
         name: "kubernetes.lists",
         version: 0
     }));
-    let p = k.clone().stored().profile();
+    assert_eq!(p.release, v(35));
+    assert_eq!(p.compatibility, v(34));
+    let p = KubernetesEnv::newest().stored().profile();
     assert!(p.libraries.contains(&LibraryRef::Kubernetes {
         name: "kubernetes.lists",
         version: 1
@@ -109,8 +137,12 @@ fn profile_and_options() {
     let env = k.build();
     assert_eq!(env.options().cost_limit, Some(1_000_000));
     assert!(env.options().optimize && !env.options().presence_test_has_cost);
-    assert_eq!(KubernetesEnv::default().version(), NEWEST_VERSION);
+    assert_eq!(
+        KubernetesEnv::default().version(),
+        kubernetes::DEFAULT_VERSION
+    );
     assert!(KubernetesEnv::parse("1.2").is_err());
+    assert!(KubernetesEnv::parse("1.29").is_err());
 }
 
 #[test]

@@ -36,11 +36,13 @@ use celerity_kubernetes::admission::policy::{
     MUTATING_BINDING, MUTATING_POLICY, VALIDATING_BINDING, VALIDATING_POLICY,
 };
 use celerity_kubernetes::admission::{
-    AdmissionCase, Binding, Operation, Policy, PolicyInputs, PolicySet, Request, Response,
-    RulesAuthorizer, UserInfo, read_binding, read_policy, response_json,
+    AdmissionCase, Binding, Gvk, Operation, Policy, PolicyInputs, PolicySet, Request, Response,
+    RulesAuthorizer, UserInfo, check_policy, read_binding, read_policy, response_json,
 };
 use rayon::prelude::*;
 use serde_json::{Map, Value as Json, json};
+
+use celerity_kubernetes::crd::CrdSet;
 
 use crate::eval::BackendArg;
 use crate::input::{Document, read_documents};
@@ -88,8 +90,16 @@ pub(crate) struct AdmitArgs {
     /// the mutating policies, as a YAML stream; verdicts go to standard error).
     #[arg(long, value_enum, default_value_t = AdmitOutput::Text)]
     output: AdmitOutput,
-    /// The Kubernetes compatibility version, `kubernetes=1.35` (default: that of the newest
-    /// API server described).
+    /// Also type-check the ValidatingAdmissionPolicies against the schemas of the kinds they
+    /// match, as the API server does for `status.typeChecking`, and print the warnings.
+    #[arg(long)]
+    typecheck: bool,
+    /// CustomResourceDefinitions of the custom kinds admitted or taken as params: their
+    /// resource names and scopes (never guessed), and their schemas for --typecheck.
+    #[arg(long = "crd", value_name = "CRD.yaml")]
+    crds: Vec<String>,
+    /// The Kubernetes release whose API server admits, `kubernetes=1.35` (1.30 to 1.37;
+    /// default: the newest released version): its cel-go and its texts.
     #[arg(long, value_name = "PROFILE")]
     profile: Option<String>,
     /// How expressions run (all give the same results).
@@ -170,6 +180,8 @@ impl AdmitArgs {
 /// Everything read from the files.
 struct Loaded {
     set: PolicySet,
+    /// CRDs and built-in kinds: resource names, scopes, schemas for type checking.
+    schemas: CrdSet,
     objects: Vec<(Document, Result<Json, String>)>,
     olds: HashMap<ObjectKey, Json>,
     authorizer: Arc<RulesAuthorizer>,
@@ -252,16 +264,53 @@ fn load(
         time_limit: args.limit(),
         ..PolicyInputs::default()
     };
+    let (schemas, crds_bad) = crate::check_policy::schemas(&args.crds, &[], version)?;
+    *bad |= crds_bad;
+    if args.typecheck {
+        for p in &policies {
+            let warnings = check_policy(p, version, &schemas);
+            eprint!(
+                "{}",
+                crate::check_policy::warning_lines(&p.name, &warnings)
+                    .lines()
+                    .map(|l| format!("warning: {l}\n"))
+                    .collect::<String>()
+            );
+        }
+    }
     let set = PolicySet::new(policies, bindings, &inputs);
     for p in set.problems() {
         eprintln!("warning: {p}");
     }
+    let objects = expand_lists(objects);
+    warn_unknown_kinds(&objects, &schemas);
     Ok(Loaded {
         set,
-        objects: expand_lists(objects),
+        schemas,
+        objects,
         olds,
         authorizer: Arc::new(authorizer),
     })
+}
+
+/// Warns once per kind of the manifests that neither a `--crd` nor the built-ins serve: its
+/// resource name is unknown, so only rules for every resource (`*`) match it.
+fn warn_unknown_kinds(objects: &[(Document, Result<Json, String>)], schemas: &CrdSet) {
+    let mut seen = std::collections::BTreeSet::new();
+    for (_, o) in objects {
+        let Ok(o) = o else { continue };
+        let field = |k: &str| o.get(k).and_then(Json::as_str).unwrap_or("").to_string();
+        let (api_version, kind) = (field("apiVersion"), field("kind"));
+        if !api_version.is_empty()
+            && !kind.is_empty()
+            && schemas.resource_of(&api_version, &kind).is_none()
+            && seen.insert((api_version.clone(), kind.clone()))
+        {
+            eprintln!(
+                "warning: no CustomResourceDefinition (--crd) or built-in schema serves {api_version}, Kind={kind}: its resource name is unknown, so only rules for all resources (\"*\") match it"
+            );
+        }
+    }
 }
 
 /// The JSON documents of files; bad ones are reported.
@@ -314,7 +363,17 @@ fn admit_one(
         .get("metadata")
         .and_then(|m| m.get("namespace"))
         .is_some();
-    let mut request = match Request::for_object(op, new, old, |_| Some(has_namespace)) {
+    let resolve = |k: &Gvk| {
+        // A kind neither a CRD nor the built-ins serve: no resource name (only `*` rules
+        // match it; said once by `warn_unknown_kinds`), namespaced if it carries one.
+        Some(
+            loaded
+                .schemas
+                .resource_of(&k.api_version(), &k.kind)
+                .unwrap_or((String::new(), has_namespace)),
+        )
+    };
+    let mut request = match Request::for_object_with(op, new, old, resolve) {
         Ok(r) => r,
         Err(e) => {
             return Admitted {

@@ -13,16 +13,17 @@ pub(crate) struct EnvArgs {
     #[arg(long)]
     pub(crate) container: Option<String>,
     /// An environment profile: `default` (every cel-go extension library) or
-    /// `kubernetes[=VERSION]`, the environment of a Kubernetes version (default: the newest
-    /// supported) for new expressions: its libraries and their versions, its options
-    /// (homogeneous literals, cross-type comparisons, literal validators, OptOptimize, free
-    /// presence tests), Kubernetes' costs and the per-call cost limit of 1,000,000. The
-    /// `authorizer` variable is declared (1.27 and later) and bound to an authorizer that
-    /// allows everything.
+    /// `kubernetes[=VERSION]`, what the API server of that Kubernetes release (1.30 to 1.37;
+    /// default: the newest released version) does with a new expression: the libraries of
+    /// its compatibility version (the previous minor's), its options (homogeneous literals,
+    /// cross-type comparisons, literal validators, OptOptimize, free presence tests),
+    /// Kubernetes' costs, the per-call cost limit of 1,000,000, and the behaviour of the
+    /// cel-go it pins. The `authorizer` variable is declared and bound to an authorizer
+    /// that allows everything.
     #[arg(long, value_name = "PROFILE")]
     pub(crate) profile: Option<String>,
-    /// With `--profile kubernetes`: the environment for stored expressions (everything not
-    /// removed, at the newest library versions) instead of new ones.
+    /// With `--profile kubernetes`: the environment for stored expressions (everything the
+    /// release knows, not removed) instead of new ones.
     #[arg(long)]
     pub(crate) stored: bool,
     /// A `.proto` file whose messages and enums expressions may use (repeatable). A variable
@@ -120,7 +121,7 @@ impl Profile {
     pub(crate) fn parse(profile: Option<&str>, stored: bool) -> Result<Profile, String> {
         let p = match profile {
             None | Some("cel-go") | Some("default") => Profile::Default(EnvOptions::default()),
-            Some("kubernetes") => Profile::Kubernetes(KubernetesEnv::newest(), None),
+            Some("kubernetes") => Profile::Kubernetes(KubernetesEnv::default(), None),
             Some(p) if p.starts_with("kubernetes=") => {
                 let version = &p["kubernetes=".len()..];
                 Profile::Kubernetes(KubernetesEnv::parse(version)?, None)

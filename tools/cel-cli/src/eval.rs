@@ -23,6 +23,17 @@ pub(crate) struct EvalArgs {
     /// Bind the members of a JSON object file as variables.
     #[arg(long = "vars", value_name = "FILE.json")]
     pub(crate) vars_file: Option<String>,
+    /// Evaluate in the environment of another place Kubernetes evaluates CEL:
+    /// `dra-selector` (`device`), `authn-claims` (`claims`), `authn-user` (`user`),
+    /// `authz-match` (`request`: a SubjectAccessReview spec) or `admission-webhook-match`
+    /// (`object`, `oldObject`, `request`, `namespaceObject`; `authorizer` allows
+    /// everything), of the version `--profile kubernetes=V` names (default: the newest),
+    /// with its variables, cost limit and messages. Variables take the JSON the API server
+    /// receives. With `--batch`, each line `{"expr": ..., "vars": {...}}` prints
+    /// `{"ok":true,"value":...,"type":...,"cost":N,"est_min":N,"est_max":N}` or
+    /// `{"ok":false,"error":...,"phase":...,"cost":N}`.
+    #[arg(long = "env", value_name = "NAME")]
+    pub(crate) place: Option<String>,
     #[command(flatten)]
     pub(crate) env: EnvArgs,
     /// Output format.
@@ -92,6 +103,9 @@ pub(crate) fn type_name(checked: Option<&Type>, v: &Value) -> String {
 
 /// Runs `cel eval`.
 pub(crate) fn run(args: &EvalArgs) -> ExitCode {
+    if let Some(name) = &args.place {
+        return crate::places::run(args, name);
+    }
     match (&args.batch, &args.expr) {
         (Some(_), Some(_)) => bad_input("give either an expression or --batch FILE, not both"),
         (Some(path), None) => crate::batch::run_eval_batch(path, args),

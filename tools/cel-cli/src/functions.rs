@@ -17,6 +17,10 @@ pub(crate) struct FunctionsArgs {
     /// With `--profile kubernetes`: the environment for stored expressions.
     #[arg(long)]
     stored: bool,
+    /// List what a place's environment declares (see `cel eval --help`): its variables,
+    /// then its functions.
+    #[arg(long = "env", value_name = "NAME")]
+    place: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Output::Text)]
     output: Output,
@@ -41,13 +45,24 @@ fn signature(name: &str, o: &OverloadDecl) -> String {
 
 /// Runs `cel functions`.
 pub(crate) fn run(args: &FunctionsArgs) -> ExitCode {
-    let profile = match Profile::parse(args.profile.as_deref(), args.stored) {
-        Ok(p) => p,
-        Err(e) => {
-            return bad_input(e);
-        }
+    let (env, variables) = match &args.place {
+        Some(name) => match crate::places::place_env(name, args.profile.as_deref()) {
+            Ok(p) => {
+                // Type names (`bool`, `int`, ...) are declared as identifiers too: not variables.
+                let vars = p.env().variables();
+                let vars = vars
+                    .into_iter()
+                    .filter(|v| !matches!(v.ty, Type::Type(_)))
+                    .collect();
+                (p.env().clone(), vars)
+            }
+            Err(e) => return bad_input(e),
+        },
+        None => match Profile::parse(args.profile.as_deref(), args.stored) {
+            Ok(p) => (p.builder().build(), Vec::new()),
+            Err(e) => return bad_input(e),
+        },
     };
-    let env = profile.builder().build();
     let functions: Vec<FunctionDecl> = env
         .functions()
         .into_iter()
@@ -60,6 +75,9 @@ pub(crate) fn run(args: &FunctionsArgs) -> ExitCode {
     let mut out = String::new();
     match args.output {
         Output::Text => {
+            for v in &variables {
+                out.push_str(&format!("variable {}: {}\n", v.name, v.ty));
+            }
             for f in &functions {
                 out.push_str(&f.name);
                 out.push('\n');
@@ -85,7 +103,15 @@ pub(crate) fn run(args: &FunctionsArgs) -> ExitCode {
                     serde_json::json!({"name": f.name, "overloads": overloads})
                 })
                 .collect();
-            out = serde_json::Value::Array(list).to_string();
+            out = if args.place.is_some() {
+                let vars: Vec<serde_json::Value> = variables
+                    .iter()
+                    .map(|v| serde_json::json!({"name": v.name, "type": v.ty.to_string()}))
+                    .collect();
+                serde_json::json!({"variables": vars, "functions": list}).to_string()
+            } else {
+                serde_json::Value::Array(list).to_string()
+            };
             out.push('\n');
         }
     }

@@ -185,9 +185,16 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> std::io::Result<()>
 /// document holding the error; a document that does not parse holds its error, and the
 /// others still come.
 pub fn read_documents(paths: &[String]) -> Result<Vec<Document>, String> {
-    Ok(DocumentStream::open(paths)?
+    Ok(read_raw_documents(paths)?
+        .into_iter()
         .filter_map(RawDocument::parse)
         .collect())
+}
+
+/// The documents of files, directories or `-`, split but not converted yet (the caller
+/// may convert them across the cores: [`RawDocument::parse`] each).
+pub fn read_raw_documents(paths: &[String]) -> Result<Vec<RawDocument>, String> {
+    Ok(DocumentStream::open(paths)?.collect())
 }
 
 /// The documents of a text (see the module's header), converted. Empty documents and

@@ -9,16 +9,19 @@
 //! cel eval 'l.map(x, x * 2)' --var 'l=[1,2,3]' --cost --cost-limit 100
 //! cel cost 'self.items.all(i, i.size() < 10)' --decl 'self:map(string, list(string))' --size self.items=20
 //! cel eval --profile kubernetes "duration('1h') > duration('1m')"
-//! cel eval --profile kubernetes=1.30 --stored "isSemver('1.0.0')"
+//! cel eval --profile kubernetes=1.33 --stored "isSemver('1.0.0')"
 //! cel functions --profile kubernetes=1.34 quantity
 //! cel validate --crd examples/crd/widgets.yaml examples/crd/manifests/
 //! cel admit --policy examples/admission/policies.yaml examples/admission/manifests/
 //! cel playground                         # the playground, on 127.0.0.1
 //! ```
 //!
-//! `--profile kubernetes[=VERSION]` compiles and evaluates in the environment of that
-//! Kubernetes version (default: the newest supported), for new expressions, or with
-//! `--stored` for expressions already stored; see `celerity::kubernetes`.
+//! `--profile kubernetes[=VERSION]` compiles and evaluates as the API server of that
+//! Kubernetes release does (1.30 to 1.37; default: the newest released version): with the
+//! cel-go it pins, for new expressions (the previous minor's libraries, as the API server's
+//! compatibility version), or with `--stored` for expressions already stored (everything the
+//! release has); `validate` and `admit` take the same `--profile`. See
+//! `celerity::kubernetes`.
 //!
 //! Diagnostics are printed in cel-go's form and make the command exit with status 1; bad
 //! input (unreadable files, malformed arguments) exits with status 2, and work that never
@@ -32,11 +35,13 @@
 mod admit;
 mod batch;
 mod check;
+mod check_policy;
 mod env;
 mod eval;
 mod functions;
 mod input;
 mod output;
+mod places;
 mod playground;
 mod validate;
 mod watchdog;
@@ -77,6 +82,9 @@ enum Command {
     /// their bindings to manifests, as the API server's admission plugins do: verdicts,
     /// messages, warnings, audit annotations and mutated objects.
     Admit(admit::AdmitArgs),
+    /// Type-check ValidatingAdmissionPolicies against the schemas of the kinds they match,
+    /// as the API server does for `status.typeChecking`; exit 1 on warnings.
+    CheckPolicy(check_policy::CheckPolicyArgs),
     /// Serve the playground (expression, CRD and admission modes, evaluated in the browser
     /// by Celerity compiled to WebAssembly) on 127.0.0.1.
     Playground(playground::PlaygroundArgs),
@@ -107,6 +115,7 @@ fn main() -> ExitCode {
         Command::Functions(args) => functions::run(&args),
         Command::Validate(args) => validate::run(&args),
         Command::Admit(args) => admit::run(&args),
+        Command::CheckPolicy(args) => check_policy::run(&args),
         Command::Playground(args) => playground::run(&args),
     }
 }

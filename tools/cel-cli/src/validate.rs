@@ -25,16 +25,17 @@ use std::process::ExitCode;
 use std::sync::mpsc::sync_channel;
 
 use celerity::kubernetes::{self, KubeVersion};
+use celerity_kubernetes::builtin::{self, UserSchemas};
 use celerity_kubernetes::crd::{
-    Answer, CompiledCrd, CrdOptions, CrdSet, FieldValidation, Outcome, RequestOptions, Skipped,
-    invalid_message, status_json,
+    Answer, CompiledCrd, CrdOptions, CrdSet, DefinitionCache, FieldValidation, Outcome,
+    RequestOptions, Skipped, invalid_message, status_json,
 };
 use rayon::prelude::*;
 use serde_json::{Value as Json, json};
 
 use crate::batch::error_json;
 use crate::eval::BackendArg;
-use crate::input::{Document, DocumentStream, RawDocument, read_documents};
+use crate::input::{Document, DocumentStream, RawDocument, read_documents, read_raw_documents};
 use crate::output::Out;
 use crate::{BAD_INPUT, Output, bad_input};
 
@@ -44,9 +45,24 @@ pub(crate) struct ValidateArgs {
     /// files), or `-` for standard input.
     manifests: Vec<String>,
     /// A file or directory of CustomResourceDefinitions (repeatable); other documents in it
-    /// are skipped (said with --verbose).
+    /// are skipped (said with --verbose). Built-in kinds need none: they are validated
+    /// against the schemas the API server of the profile's version publishes.
     #[arg(long = "crd", value_name = "CRD.yaml")]
     crds: Vec<String>,
+    /// Do not validate built-in kinds (Deployments, Services, ...): report them as not
+    /// validated, as objects of unknown kinds are.
+    #[arg(long)]
+    no_builtins: bool,
+    /// OpenAPI v3 documents (files or directories) as `kubectl get --raw
+    /// /openapi/v3/apis/<group>/<version>` prints them: their kinds are validated as
+    /// built-in kinds are, overriding the shipped schemas (repeatable).
+    #[arg(long = "schemas", value_name = "DIR")]
+    schemas: Vec<String>,
+    /// Check every CRD as the API server checks a new one, even one this build of `cel` has
+    /// seen pass (by default a marker per passing CRD is kept in $CELERITY_CACHE_DIR, else
+    /// $XDG_CACHE_HOME/celerity, else ~/.cache/celerity, and its checks are skipped).
+    #[arg(long)]
+    no_cache: bool,
     /// Previous versions of the objects: each manifest with the same apiVersion group,
     /// kind, namespace and name is validated as an update from it (transition rules,
     /// ratcheting, immutable metadata, the stored status).
@@ -59,8 +75,9 @@ pub(crate) struct ValidateArgs {
     /// Status the API server returns).
     #[arg(long, value_enum, default_value_t = Output::Text)]
     output: Output,
-    /// The Kubernetes compatibility version, `kubernetes=1.36` (an API server of version N
-    /// uses N−1; default: that of the newest API server described).
+    /// The Kubernetes release whose API server validates, `kubernetes=1.33` (1.30 to 1.37;
+    /// default: the newest released version): its cel-go, its texts, and for the CRDs the
+    /// checks of that release, whose new rules compile with the previous minor's libraries.
     #[arg(long, value_name = "PROFILE")]
     profile: Option<String>,
     /// What unknown fields (which the schema does not declare) and repeated keys do, as the
@@ -102,11 +119,10 @@ impl FieldValidationArg {
     }
 }
 
-/// The compatibility version a `--profile` names (default: that of the newest API server
-/// described).
+/// The release a `--profile` names (default: the newest released version).
 pub(crate) fn profile_version(profile: Option<&str>) -> Result<KubeVersion, String> {
     match profile {
-        None | Some("kubernetes") => Ok(celerity_kubernetes::crd::default_compatibility_version()),
+        None | Some("kubernetes") => Ok(celerity_kubernetes::crd::default_version()),
         Some(p) => match p.strip_prefix("kubernetes=") {
             Some(v) => kubernetes::parse_version(v),
             None => Err(format!(
@@ -126,8 +142,10 @@ struct Context {
     crds: CrdSet,
     olds: HashMap<ObjectKey, Json>,
     request: RequestOptions,
-    /// The API server's minor version (the compatibility version's plus one).
+    /// The API server's minor version (the release's), whose built-in schemas are used.
     server_minor: u32,
+    /// Whether built-in kinds are validated (when their schemas are shipped).
+    builtins: bool,
 }
 
 /// Runs `cel validate`.
@@ -142,9 +160,6 @@ pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
         }
         return crate::batch::run_validate_batch(path, version);
     }
-    if args.crds.is_empty() {
-        return bad_input("at least one --crd is required");
-    }
     if args.manifests.is_empty() {
         return bad_input("no manifests given (use - for standard input)");
     }
@@ -152,10 +167,25 @@ pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
     let options = CrdOptions::default()
         .version(version)
         .backend(args.backend.backend());
-    let crds = match load_crds(&args.crds, &options, args.verbose, &mut bad) {
+    let mut crds = match load_crds(&args.crds, &options, args.verbose, &mut bad) {
         Ok(c) => c,
         Err(e) => return bad_input(e),
     };
+    if !args.no_cache
+        && let Some(cache) = definition_cache()
+    {
+        crds = crds.with_definition_cache(cache);
+    }
+    // The built-in kinds' schemas are those the API server of the release publishes.
+    let server_minor = version.minor;
+    if !args.no_builtins && builtin::has_version(server_minor) {
+        crds = crds.with_builtins(server_minor);
+    }
+    match load_user_schemas(&args.schemas) {
+        Ok(Some(user)) => crds = crds.with_user_schemas(user),
+        Ok(None) => {}
+        Err(e) => return bad_input(e),
+    }
     let olds = match read_documents(&args.old) {
         Ok(docs) => index_olds(docs, &args.namespace, &mut bad),
         Err(e) => return bad_input(e),
@@ -170,7 +200,8 @@ pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
         request: RequestOptions::default()
             .namespace(args.namespace.clone())
             .field_validation(args.field_validation.level()),
-        server_minor: version.minor + 1,
+        server_minor,
+        builtins: !args.no_builtins,
     };
     let tally = validate_stream(stream, &context, args.output);
     if args.verbose {
@@ -375,13 +406,36 @@ pub(crate) fn expand_lists(docs: Vec<Document>) -> Vec<(Document, Result<Json, S
 /// Compiles nothing yet: reads the CRD documents into a set that compiles each on first
 /// use. Documents that are not CRDs are skipped (said with `verbose`); unreadable ones are
 /// reported and make the run's status 2.
-fn load_crds(
+/// The OpenAPI v3 documents of `--schemas` (files or directories), as one set of user
+/// schemas; `None` when none are given. A document that does not read, or is not OpenAPI v3,
+/// is an error naming it.
+pub(crate) fn load_user_schemas(paths: &[String]) -> Result<Option<UserSchemas>, String> {
+    if paths.is_empty() {
+        return Ok(None);
+    }
+    let mut documents = Vec::new();
+    for d in read_documents(paths)? {
+        let location = d.location();
+        match d.value {
+            Ok(j) => documents.push((location, j)),
+            Err(e) => return Err(format!("{location}: {e}")),
+        }
+    }
+    UserSchemas::from_documents(&documents).map(Some)
+}
+
+pub(crate) fn load_crds(
     paths: &[String],
     options: &CrdOptions,
     verbose: bool,
     bad: &mut bool,
 ) -> Result<CrdSet, String> {
-    let docs = read_documents(paths)?;
+    // Converted across the cores, in order: a project's CRDs are megabytes of YAML, and
+    // converting them is most of a one-object run.
+    let docs: Vec<Document> = read_raw_documents(paths)?
+        .into_par_iter()
+        .filter_map(RawDocument::parse)
+        .collect();
     let mut jsons = Vec::new();
     let mut locations = Vec::new();
     for d in docs {
@@ -503,12 +557,10 @@ fn verdict(object: Result<Json, String>, duplicates: &[String], context: &Contex
         outcome: Err(String::new()),
         update: false,
     };
-    let crd: &CompiledCrd = match context.crds.route(&verdict.api_version, &verdict.kind) {
+    let routed = context.crds.route(&verdict.api_version, &verdict.kind);
+    let crd: &CompiledCrd = match routed.as_deref() {
         None => {
-            verdict.outcome = Err(format!(
-                "no CustomResourceDefinition serves {}, Kind={}",
-                verdict.api_version, verdict.kind
-            ));
+            verdict.outcome = Err(unserved(&verdict, context));
             return verdict;
         }
         Some(Err(e)) => {
@@ -532,6 +584,44 @@ fn verdict(object: Result<Json, String>, duplicates: &[String], context: &Contex
         None => crd.create(object, duplicates, &context.request, context.server_minor),
     });
     verdict
+}
+
+/// The cache of CRDs that passed the definition checks, for this build of `cel`: in
+/// `$CELERITY_CACHE_DIR`, `$XDG_CACHE_HOME/celerity` or `~/.cache/celerity`; `None` when
+/// none of them is set.
+fn definition_cache() -> Option<DefinitionCache> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let dir = var("CELERITY_CACHE_DIR")
+        .map(std::path::PathBuf::from)
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| std::path::PathBuf::from(d).join("celerity")))
+        .or_else(|| var("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/celerity")))?;
+    // Every build of `cel` is another program: its size and time tell them apart.
+    let exe = std::env::current_exe().ok()?;
+    let meta = std::fs::metadata(exe).ok()?;
+    let built = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    let salt = format!("{} {} {built}", env!("CARGO_PKG_VERSION"), meta.len());
+    Some(DefinitionCache::new(dir.join("crd-checks"), salt))
+}
+
+/// Why an object of a kind nothing serves is not validated.
+fn unserved(verdict: &Verdict, context: &Context) -> String {
+    let mut why = format!(
+        "no CustomResourceDefinition serves {}, Kind={}",
+        verdict.api_version, verdict.kind
+    );
+    let minor = context.server_minor;
+    if context.builtins && !builtin::has_version(minor) {
+        let (oldest, newest) = builtin::shipped_versions();
+        why.push_str(&format!(
+            " (built-in kinds are not validated: no schemas of Kubernetes 1.{minor} are shipped, only 1.{oldest} to 1.{newest})"
+        ));
+    }
+    why
 }
 
 impl Verdict {

@@ -305,3 +305,127 @@ fn a_request_past_its_time_limit_is_denied() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("is not a number of seconds above 0"));
 }
+
+#[test]
+fn policies_are_type_checked_against_the_schemas_of_what_they_match() {
+    let policy = "examples/admission/typecheck/policy.yaml";
+    let o = cel(&["check-policy", policy]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    for expected in [
+        "policy.yaml: ValidatingAdmissionPolicy \"replica-cap\": spec.validations[0].expression:\n    apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicaz'\n",
+        "    apps/v1, Kind=StatefulSet: ERROR: <input>:1:12: undefined field 'replicaz'\n",
+        // params typed by the built-in ConfigMap's schema, variables by their expressions.
+        "spec.validations[1].messageExpression:\n    apps/v1, Kind=Deployment: ERROR: <input>:1:50: found no matching overload for '_+_' applied to '(string, int)'\n",
+        "spec.validations[2].expression:\n    apps/v1, Kind=Deployment: ERROR: <input>:1:5: undefined field 'spec'\n",
+        "policy.yaml#1: ValidatingAdmissionPolicy \"labels-present\" type-checks cleanly\n",
+        "2 policies checked: 1 with warnings\n",
+    ] {
+        assert!(out.contains(expected), "{expected}\n---\n{out}");
+    }
+    // status.typeChecking as the API server writes it: one result per kind, joined.
+    let o = cel(&["check-policy", "--output", "json", policy]);
+    let first: serde_json::Value =
+        serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
+    let warning = &first["status"]["typeChecking"]["expressionWarnings"][0];
+    assert_eq!(warning["fieldRef"], "spec.validations[0].expression");
+    assert_eq!(
+        warning["warning"],
+        "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicaz'\n | object.spec.replicaz <= int(params.data.max)\n | ...........^\n\napps/v1, Kind=StatefulSet: ERROR: <input>:1:12: undefined field 'replicaz'\n | object.spec.replicaz <= int(params.data.max)\n | ...........^\n"
+    );
+    // The example policies are clean; `cel admit --typecheck` prints the same warnings.
+    let o = cel(&["check-policy", "examples/admission/policies.yaml"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let o = cel(&[
+        "admit",
+        "--typecheck",
+        "--policy",
+        policy,
+        "examples/builtin/app.yaml",
+    ]);
+    assert!(
+        stderr(&o).contains(
+            "warning: ValidatingAdmissionPolicy \"replica-cap\": spec.validations[0].expression:\n"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn type_checking_stays_bounded_on_wide_policies() {
+    // Wildcards are skipped and at most ten kinds are checked, as on the API server.
+    let wide = r#"{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+      "metadata": {"name": "wide"},
+      "spec": {"matchConstraints": {"resourceRules": [
+        {"apiGroups": ["*"], "apiVersions": ["*"], "operations": ["*"], "resources": ["*"]},
+        {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["*"],
+         "resources": ["pods", "services", "configmaps", "secrets", "namespaces", "nodes",
+                       "endpoints", "events", "limitranges", "persistentvolumes",
+                       "persistentvolumeclaims", "replicationcontrollers", "pods/status"]}]},
+        "validations": [{"expression": "object.nope"}]}}"#;
+    let o = cel_stdin(&["check-policy", "--output", "json", "-"], wide);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let line: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    let warning = line["status"]["typeChecking"]["expressionWarnings"][0]["warning"]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        warning.matches("undefined field 'nope'").count(),
+        10,
+        "{warning}"
+    );
+    assert!(warning.starts_with("/v1, Kind=ConfigMap: "), "{warning}");
+}
+
+#[test]
+fn custom_resources_are_matched_by_their_crds_resource_never_a_guess() {
+    let dir = std::env::temp_dir().join(format!("cel-admit-crd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    // `Mesh` would be guessed `meshs`; the CRD says `meshes`, and cluster-scoped.
+    let crd = write(
+        "crd.yaml",
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: meshes.net.example.com}\n\
+         spec:\n  group: net.example.com\n  names: {kind: Mesh, plural: meshes}\n  scope: Cluster\n  versions:\n  \
+         - name: v1\n    served: true\n    storage: true\n    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n",
+    );
+    let policy = write(
+        "policy.yaml",
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: mesh-size}\n\
+         spec:\n  matchConstraints:\n    resourceRules:\n    - {apiGroups: [net.example.com], apiVersions: [v1], operations: [CREATE], resources: [meshes]}\n  \
+         validations:\n  - {expression: 'object.spec.size <= 3', message: at most 3}\n---\n\
+         apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: mesh-size}\n\
+         spec: {policyName: mesh-size, validationActions: [Deny]}\n",
+    );
+    let mesh = write(
+        "mesh.yaml",
+        "apiVersion: net.example.com/v1\nkind: Mesh\nmetadata: {name: big, namespace: ignored}\nspec: {size: 5}\n",
+    );
+    let o = cel(&["admit", "--crd", &crd, "--policy", &policy, &mesh]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    // Cluster-scoped: the namespace is dropped, as the API server drops it.
+    assert!(
+        stdout(&o).contains("Mesh big denied (422 Invalid)"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains("meshes.net.example.com \"big\" is forbidden"),
+        "{}",
+        stdout(&o)
+    );
+    // Without the CRD the name is not guessed: the policy does not match, and we say why.
+    let o = cel(&["admit", "--policy", &policy, &mesh]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("warning: no CustomResourceDefinition (--crd) or built-in schema serves net.example.com/v1, Kind=Mesh"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

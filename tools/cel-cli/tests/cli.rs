@@ -307,31 +307,49 @@ fn kubernetes_costs_and_the_authorizer() {
 
 #[test]
 fn kubernetes_versions_and_stored_expressions() {
-    // Cross-type comparisons arrived in 1.28 for new expressions; stored ones may use them.
-    let o = cel(&["eval", "--profile", "kubernetes=1.27", "1.5 > 1"]);
+    // `--profile kubernetes=1.33` is the 1.33 API server: new expressions compile with
+    // 1.32's libraries (no `semver`), stored ones with everything 1.33 has.
+    let semver = "semver('1.0.0').major() == 1";
+    let o = cel(&["eval", "--profile", "kubernetes=1.33", semver]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("found no matching overload for '_>_'"));
-    let o = cel(&[
-        "eval",
-        "--profile",
-        "kubernetes=1.27",
-        "--stored",
-        "1.5 > 1",
-    ]);
+    assert!(
+        stderr(&o).contains("undeclared reference to 'semver'"),
+        "{}",
+        stderr(&o)
+    );
+    let o = cel(&["eval", "--profile", "kubernetes=1.33", "--stored", semver]);
     assert_eq!(stdout(&o), "true : bool\n", "{}", stderr(&o));
-    // `includes` (Kubernetes lists v1) arrived in 1.37.
-    let o = cel(&["check", "--profile", "kubernetes=1.36", "[1].includes(1)"]);
+    let o = cel(&["eval", "--profile", "kubernetes=1.34", semver]);
+    assert_eq!(stdout(&o), "true : bool\n", "{}", stderr(&o));
+    // `includes` (Kubernetes lists v1) arrived in 1.37: its stored expressions only.
+    let includes = "[1].includes(1)";
+    let o = cel(&["check", "--profile", "kubernetes=1.37", includes]);
     assert_eq!(o.status.code(), Some(1));
-    let o = cel(&["check", "--profile", "kubernetes=1.37", "[1].includes(1)"]);
-    assert_eq!(stdout(&o), "bool\n");
-    // The authorizer arrived in 1.27.
     let o = cel(&[
         "check",
         "--profile",
-        "kubernetes=1.26",
-        "authorizer.path('/x')",
+        "kubernetes=1.37",
+        "--stored",
+        includes,
+    ]);
+    assert_eq!(stdout(&o), "bool\n");
+    let o = cel(&[
+        "check",
+        "--profile",
+        "kubernetes=1.36",
+        "--stored",
+        includes,
     ]);
     assert_eq!(o.status.code(), Some(1));
+    // A version outside the range is an error naming it.
+    let o = cel(&["eval", "--profile", "kubernetes=1.29", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o)
+            .contains("unsupported Kubernetes version 1.29: supported versions are 1.30 to 1.37"),
+        "{}",
+        stderr(&o)
+    );
     // Batch mode uses the profile too.
     let mut child = Command::new(env!("CARGO_BIN_EXE_cel"))
         .args([
@@ -339,7 +357,7 @@ fn kubernetes_versions_and_stored_expressions() {
             "--batch",
             "-",
             "--profile",
-            "kubernetes=1.30",
+            "kubernetes=1.31",
             "--cost",
         ])
         .stdin(Stdio::piped())
@@ -364,7 +382,7 @@ fn kubernetes_versions_and_stored_expressions() {
         lines[0],
         serde_json::json!({"ok": true, "type": "int", "value": "4", "cost": 2})
     );
-    // semver arrived in 1.33.
+    // semver arrived in 1.33 (and a 1.31 server compiles new expressions as 1.30).
     assert_eq!(lines[1]["ok"], false);
     assert_eq!(lines[1]["phase"], "compile");
     // Usage errors.
@@ -392,7 +410,8 @@ fn functions_lists_overloads_with_signatures() {
         stdout(&o),
         "lowerAscii\n  string.lowerAscii() -> string  [string_lower_ascii]\n"
     );
-    // By version: sets arrived in 1.29; `includes` in 1.37 (and in 1.36's stored env).
+    // By release: `semver` arrived in 1.33, so a 1.34 server takes it in new expressions;
+    // `includes` arrived in 1.37, where only stored expressions have it yet.
     let names = |args: &[&str]| -> Vec<String> {
         stdout(&cel(args))
             .lines()
@@ -400,17 +419,27 @@ fn functions_lists_overloads_with_signatures() {
             .map(str::to_string)
             .collect()
     };
-    assert!(names(&["functions", "--profile", "kubernetes=1.28", "sets."]).is_empty());
+    assert!(names(&["functions", "--profile", "kubernetes=1.33", "isSemver"]).is_empty());
     assert_eq!(
-        names(&["functions", "--profile", "kubernetes=1.29", "sets."]),
-        ["sets.contains", "sets.equivalent", "sets.intersects"]
+        names(&["functions", "--profile", "kubernetes=1.34", "isSemver"]),
+        ["isSemver"]
     );
-    assert!(names(&["functions", "--profile", "kubernetes=1.36", "includes"]).is_empty());
-    assert_eq!(
+    assert!(names(&["functions", "--profile", "kubernetes=1.37", "includes"]).is_empty());
+    assert!(
         names(&[
             "functions",
             "--profile",
             "kubernetes=1.36",
+            "--stored",
+            "includes"
+        ])
+        .is_empty()
+    );
+    assert_eq!(
+        names(&[
+            "functions",
+            "--profile",
+            "kubernetes=1.37",
             "--stored",
             "includes"
         ]),

@@ -288,6 +288,7 @@ fn a_closed_pipe_ends_quietly() {
         .map(|i| format!("{{\"expr\": \"{i}\"}}\n"))
         .collect();
     let mut child = Command::new(env!("CARGO_BIN_EXE_cel"))
+        .env("CELERITY_CACHE_DIR", support::cache_dir())
         .args(["eval", "--batch", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -598,4 +599,217 @@ fn inputs_are_read_as_kubernetes_reads_them() {
         err.contains("1 of 2 CustomResourceDefinitions compiled"),
         "{err}"
     );
+}
+
+#[test]
+fn built_in_kinds_are_validated_against_the_published_schemas() {
+    let o = cel(&["validate", "examples/builtin/app.yaml"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).ends_with("5 objects: 5 valid, 0 invalid\n"),
+        "{}",
+        stdout(&o)
+    );
+    let o = cel(&["validate", "examples/builtin/invalid.yaml"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    for expected in [
+        // The kind's own name rule: DNS-1123 subdomains for Deployments ...
+        "* metadata.name: Invalid value: \"Storefront\": a lowercase RFC 1123 subdomain",
+        "* spec.replicas: Invalid value: \"string\": spec.replicas in body must be of type integer: \"string\"",
+        // ... list-map keys are required ...
+        "* spec.template.spec.containers[0].name: Required value",
+        // ... DNS-1035 labels for Services.
+        "The Service \"2fast\" is invalid: metadata.name: Invalid value: \"2fast\": a DNS-1035 label",
+        "data.retries in body must be of type string: \"integer\"",
+        "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: unknown field \"spec.containers[0].restartPolicyy\"",
+        "4 objects: 0 valid, 4 invalid",
+    ] {
+        assert!(out.contains(expected), "{expected}\n---\n{out}");
+    }
+}
+
+#[test]
+fn built_in_kinds_and_custom_resources_mix() {
+    let o = cel(&[
+        "validate",
+        "--crd",
+        CRD,
+        "examples/crd/manifests/valid.yaml",
+        "examples/builtin/app.yaml",
+        // The CRD itself is a built-in kind.
+        CRD,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("CustomResourceDefinition \"webapps.apps.example.com\" is valid"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).ends_with("8 objects: 8 valid, 0 invalid\n"),
+        "{}",
+        stdout(&o)
+    );
+    // Without built-ins they are not validated, as objects of unknown kinds.
+    let o = cel(&["validate", "--no-builtins", "examples/builtin/app.yaml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stdout(&o).contains("error: no CustomResourceDefinition serves apps/v1, Kind=Deployment"),
+        "{}",
+        stdout(&o)
+    );
+    // Every release a profile can name has its schemas shipped (1.25 to 1.37); older ones
+    // are refused by the profile.
+    let o = cel(&[
+        "validate",
+        "--profile",
+        "kubernetes=1.30",
+        "examples/builtin/app.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let o = cel(&[
+        "validate",
+        "--profile",
+        "kubernetes=1.23",
+        "examples/builtin/app.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("supported versions are 1.30 to 1.37"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn crds_that_passed_their_checks_are_remembered_per_build() {
+    let dir = std::env::temp_dir().join(format!("cel-cache-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_cel"))
+            .args(args)
+            .current_dir(support::repo())
+            .env("CELERITY_CACHE_DIR", &dir)
+            .output()
+            .unwrap()
+    };
+    let args = [
+        "validate",
+        "--crd",
+        CRD,
+        "examples/crd/manifests/invalid.yaml",
+    ];
+    let first = run(&args);
+    let markers = || std::fs::read_dir(dir.join("crd-checks")).map_or(0, |d| d.count());
+    assert_eq!(markers(), 1, "the passing CRD is remembered");
+    // The second run skips the CRD's checks and says the same.
+    let second = run(&args);
+    assert_eq!(stdout(&first), stdout(&second));
+    assert_eq!(first.status.code(), second.status.code());
+    // A CRD the checks refuse is never remembered: it is refused every time.
+    let refused = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
+        metadata: {name: bads.example.com}\nspec:\n  group: example.com\n  names: {kind: Bad, plural: bads}\n  \
+        scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      \
+        openAPIV3Schema:\n        type: object\n        x-kubernetes-validations: [{rule: 'self.nope == 1'}]\n";
+    let crd = dir.join("bad.yaml");
+    std::fs::write(&crd, refused).unwrap();
+    let object = dir.join("bad-object.yaml");
+    std::fs::write(
+        &object,
+        "apiVersion: example.com/v1\nkind: Bad\nmetadata: {name: b}\n",
+    )
+    .unwrap();
+    for _ in 0..2 {
+        let o = run(&[
+            "validate",
+            "--crd",
+            crd.to_str().unwrap(),
+            object.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+        assert!(
+            stdout(&o).contains("its CustomResourceDefinition is refused"),
+            "{}",
+            stdout(&o)
+        );
+    }
+    assert_eq!(markers(), 1);
+    // --no-cache checks anyway and writes nothing new.
+    let o = run(&[
+        "validate",
+        "--no-cache",
+        "--crd",
+        CRD,
+        "examples/crd/manifests/valid.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn user_schemas_override_the_shipped_ones() {
+    let dir = std::env::temp_dir().join(format!("cel-schemas-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // A cluster whose Deployments allow at most 2 replicas, as its own /openapi/v3 says.
+    let gvk = r#"{"group": "apps", "version": "v1", "kind": "Deployment"}"#;
+    let doc = format!(
+        r##"{{
+          "paths": {{"/apis/apps/v1/namespaces/{{namespace}}/deployments": {{"post": {{"x-kubernetes-group-version-kind": {gvk}}}}}}},
+          "components": {{"schemas": {{
+            "io.k8s.api.apps.v1.Deployment": {{
+              "type": "object",
+              "x-kubernetes-group-version-kind": [{gvk}],
+              "properties": {{
+                "apiVersion": {{"type": "string"}}, "kind": {{"type": "string"}},
+                "metadata": {{"type": "object"}},
+                "spec": {{"$ref": "#/components/schemas/io.k8s.api.apps.v1.DeploymentSpec"}}
+              }}
+            }},
+            "io.k8s.api.apps.v1.DeploymentSpec": {{
+              "type": "object",
+              "properties": {{"replicas": {{"type": "integer", "maximum": 2}}}},
+              "x-kubernetes-preserve-unknown-fields": true
+            }}
+          }}}}
+        }}"##
+    );
+    std::fs::write(dir.join("apps-v1.json"), doc).unwrap();
+    let schemas = dir.to_str().unwrap();
+    let o = cel(&[
+        "validate",
+        "--schemas",
+        schemas,
+        "examples/builtin/app.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains(
+            "spec.replicas: Invalid value: 3: spec.replicas in body should be less than or equal to 2"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    // The other kinds are still the shipped ones'.
+    assert!(
+        stdout(&o).contains("Service \"storefront\" is valid"),
+        "{}",
+        stdout(&o)
+    );
+    // A document that is not OpenAPI v3 is refused with its name.
+    std::fs::write(dir.join("bad.json"), r#"{"kind": "ConfigMap"}"#).unwrap();
+    let o = cel(&[
+        "validate",
+        "--schemas",
+        schemas,
+        "examples/builtin/app.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("bad.json: not an OpenAPI v3 document (no components.schemas)"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -65,7 +65,7 @@ use cel_cost::{
     CallEstimate, CostRange, EstimateArg, LIST_CREATE_BASE_COST, SizeRange, ceil_factor,
 };
 use cel_runtime::{Error, Implementation, Result, Value};
-use cel_types::{FunctionDecl, OverloadDecl, Type};
+use cel_types::{FunctionDecl, OlderCelGo, OverloadDecl, Type};
 
 use crate::costs::{
     STRING_FACTOR, actual_size, arg_size, at_least_one, call_estimate, estimate, nth_size, sum,
@@ -81,6 +81,7 @@ pub struct Strings {
     version: u32,
     max_precision: Option<usize>,
     exponent: legacy::ExponentStyle,
+    older: OlderCelGo,
 }
 
 impl Default for Strings {
@@ -96,6 +97,7 @@ impl Strings {
             version,
             max_precision: None,
             exponent: legacy::ExponentStyle::default(),
+            older: OlderCelGo::NONE,
         }
     }
 
@@ -103,6 +105,13 @@ impl Strings {
     /// `golang.org/x/text` the program is built with (see [`legacy::ExponentStyle`]).
     pub fn legacy_exponent(mut self, style: legacy::ExponentStyle) -> Strings {
         self.exponent = style;
+        self
+    }
+
+    /// The library as an older cel-go implemented it: `indexOf` and `lastIndexOf` at the
+    /// edges (see [`OlderCelGo`]).
+    pub fn older(mut self, older: OlderCelGo) -> Strings {
+        self.older = older;
         self
     }
 
@@ -228,6 +237,9 @@ impl Library for Strings {
             "string_last_index_of_string_int",
             Implementation::Nary(last_index_of_offset_value),
         );
+        if older_index_of(self.older) {
+            implement_older_index_of(&mut c, self.older);
+        }
         c.implement(
             "string_lower_ascii",
             Implementation::Unary(lower_ascii_value),
@@ -938,6 +950,95 @@ fn int(v: &Value) -> Result<i64> {
         Value::Int(i) => Ok(*i),
         _ => Err(Error::no_such_overload()),
     }
+}
+
+/// Whether an older cel-go's `indexOf` and `lastIndexOf` differ from today's.
+fn older_index_of(o: OlderCelGo) -> bool {
+    o.index_of_offset_past_end_errors
+        || o.last_index_of_short_receiver_errors
+        || o.index_of_empty_returns_offset
+}
+
+/// `indexOf` and `lastIndexOf` as an older cel-go wrote them (A5, A13, A21 of
+/// `docs/cel-go-versions.md`; cel-go `ext/strings.go` at v0.17.8, v0.22.0 and v0.26.0).
+fn implement_older_index_of(c: &mut LibraryContents, o: OlderCelGo) {
+    let ints = |r: Result<i64>| r.map(Value::Int);
+    c.implement(
+        "string_index_of_string",
+        Implementation::Host(Arc::new(move |args: &[Value]| match args {
+            [s, sub] => ints(older_index_of_offset(
+                string_arc(s)?,
+                string_arc(sub)?,
+                0,
+                o,
+            )),
+            _ => Err(Error::no_such_overload()),
+        })),
+    );
+    c.implement(
+        "string_index_of_string_int",
+        Implementation::Host(Arc::new(move |args: &[Value]| match args {
+            [s, sub, off] => ints(older_index_of_offset(
+                string_arc(s)?,
+                string_arc(sub)?,
+                int(off)?,
+                o,
+            )),
+            _ => Err(Error::no_such_overload()),
+        })),
+    );
+    c.implement(
+        "string_last_index_of_string",
+        Implementation::Host(Arc::new(move |args: &[Value]| match args {
+            [s, sub] => ints(older_last_index_of(string_arc(s)?, string_arc(sub)?, o)),
+            _ => Err(Error::no_such_overload()),
+        })),
+    );
+    c.implement(
+        "string_last_index_of_string_int",
+        Implementation::Host(Arc::new(move |args: &[Value]| match args {
+            [s, sub, off] => ints(older_last_index_of_offset(
+                string_arc(s)?,
+                string_arc(sub)?,
+                int(off)?,
+                o,
+            )),
+            _ => Err(Error::no_such_overload()),
+        })),
+    );
+}
+
+/// The checks an older `indexOfOffset` or `lastIndexOfOffset` made before searching; `Some`
+/// when they decide the result.
+fn older_offset_checks(s: &str, sub: &str, offset: i64, o: OlderCelGo) -> Option<Result<i64>> {
+    if sub.is_empty() && o.index_of_empty_returns_offset {
+        return Some(Ok(offset));
+    }
+    let len = cel_runtime::strings::size_string(s);
+    if o.index_of_offset_past_end_errors && (offset < 0 || offset >= len) {
+        return Some(Err(index_error(offset)));
+    }
+    None
+}
+
+fn older_index_of_offset(s: &str, sub: &str, offset: i64, o: OlderCelGo) -> Result<i64> {
+    older_offset_checks(s, sub, offset, o).unwrap_or_else(|| index_of(s, sub, offset))
+}
+
+fn older_last_index_of_offset(s: &str, sub: &str, offset: i64, o: OlderCelGo) -> Result<i64> {
+    older_offset_checks(s, sub, offset, o).unwrap_or_else(|| last_index_of_offset(s, sub, offset))
+}
+
+fn older_last_index_of(s: &str, sub: &str, o: OlderCelGo) -> Result<i64> {
+    let len = cel_runtime::strings::size_string(s);
+    if sub.is_empty() {
+        return Ok(len);
+    }
+    // From v0.25.1, a receiver with fewer bytes than the search string finds nothing.
+    if !o.last_index_of_short_receiver_errors && s.len() < sub.len() {
+        return Ok(-1);
+    }
+    older_last_index_of_offset(s, sub, len - 1, o)
 }
 
 fn char_at_value(s: &Value, i: &Value) -> Result<Value> {

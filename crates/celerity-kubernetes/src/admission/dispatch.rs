@@ -27,8 +27,8 @@ use celerity::{Backend, Deadline, Value};
 /// What a policy set is compiled with, besides its policies and bindings.
 #[derive(Clone, Debug)]
 pub struct PolicyInputs {
-    /// The Kubernetes compatibility version (default: the one the newest API server
-    /// described uses, one minor version below it).
+    /// The Kubernetes release whose API server admits the requests (default: the newest
+    /// released version, [`KubeVersion::DEFAULT`]).
     pub version: Option<KubeVersion>,
     /// How expressions run (default: native code).
     pub backend: Backend,
@@ -164,10 +164,9 @@ impl View {
     }
 }
 
-/// The default compatibility version: one below the newest API server described.
+/// The default release: the newest released version.
 fn default_version() -> KubeVersion {
-    let n = KubeVersion::NEWEST;
-    KubeVersion::new(n.major, n.minor.saturating_sub(1))
+    KubeVersion::DEFAULT
 }
 
 impl PolicySet {
@@ -267,7 +266,7 @@ impl PolicySet {
         out
     }
 
-    /// The compatibility version expressions compile in.
+    /// The release whose API server admits (its compatibility version is the environment's).
     pub fn version(&self) -> KubeVersion {
         self.env.version()
     }
@@ -335,7 +334,7 @@ impl PolicySet {
         for p in self.policies.iter().filter(|p| !is_mutating(&p.policy)) {
             self.validate_policy(p, request, &view, &mut v, &mut response);
         }
-        v.finish(request, &mut response);
+        v.finish(request, self.version(), &mut response);
         response.object = match mutated {
             Some(m) => m.object,
             None => request.object.clone(),
@@ -638,6 +637,19 @@ const MAX_AUDIT_ANNOTATION_VALUE_BYTES: usize = 10 * 1024;
 /// The most validation failures recorded in the audit annotation.
 const MAX_VALIDATION_FAILURES: usize = 50;
 
+/// How many validation failures the audit annotation holds (B-VAP-1): up to 1.36 each
+/// failure was added as an annotation of its own under the same key, and only the first one
+/// was kept (k8s.io/apiserver v0.36.0 `pkg/admission/plugin/policy/validating/dispatcher.go`,
+/// `publishValidationFailureAnnotation`); from 1.37 (`e5e88b80`) one list holds them all, up
+/// to [`MAX_VALIDATION_FAILURES`].
+fn recorded_validation_failures(release: KubeVersion) -> usize {
+    if release < KubeVersion::new(1, 37) {
+        1
+    } else {
+        MAX_VALIDATION_FAILURES
+    }
+}
+
 /// What validating policies decided so far for one request.
 #[derive(Default)]
 struct Validating {
@@ -721,10 +733,11 @@ impl Validating {
         }
     }
 
-    fn finish(mut self, r: &Request, response: &mut Response) {
+    fn finish(mut self, r: &Request, release: KubeVersion, response: &mut Response) {
         response.warnings.append(&mut self.warnings);
         if !self.failures.is_empty() {
-            self.failures.truncate(MAX_VALIDATION_FAILURES);
+            self.failures
+                .truncate(recorded_validation_failures(release));
             response.audit_annotations.insert(
                 "validation.policy.admission.k8s.io/validation_failure".into(),
                 Json::Array(self.failures).to_string(),

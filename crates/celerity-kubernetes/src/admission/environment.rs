@@ -56,6 +56,16 @@ pub struct Declarations {
     pub patch_types: bool,
 }
 
+/// Schema types for the inputs that evaluation leaves `dyn` (the type checker's view of a
+/// policy matching one kind; see [`super::typecheck`]).
+#[derive(Clone, Debug, Default)]
+pub struct TypedInputs {
+    /// The type of `object` and `oldObject`.
+    pub object: Option<DeclType>,
+    /// The type of `params`.
+    pub params: Option<DeclType>,
+}
+
 /// What the compiled expression must evaluate to.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ReturnTypes {
@@ -174,8 +184,8 @@ const TYPE_NAMES: &[(&str, &str)] = &[
     ("status.conditions.@idx", "kubernetes.NamespaceCondition"),
 ];
 
-/// Names the object types of a fixed schema as [`TYPE_NAMES`] says.
-fn name_types(t: &mut DeclType, path: &str) {
+/// Names the object types of a fixed schema as `names` says (field path, type name).
+fn name_types(t: &mut DeclType, path: &str, names: &[(&str, &str)]) {
     let join = |f: &str| {
         if path.is_empty() {
             f.to_string()
@@ -185,15 +195,15 @@ fn name_types(t: &mut DeclType, path: &str) {
     };
     match &mut t.kind {
         DeclKind::Object { name, fields } => {
-            if let Some((_, n)) = TYPE_NAMES.iter().find(|(p, _)| *p == path) {
+            if let Some((_, n)) = names.iter().find(|(p, _)| *p == path) {
                 *name = (*n).to_string();
             }
             for (f, field) in fields.iter_mut() {
-                name_types(&mut field.ty, &join(f));
+                name_types(&mut field.ty, &join(f), names);
             }
         }
-        DeclKind::List(e) => name_types(e, &join("@idx")),
-        DeclKind::Map(v) => name_types(v, &join("@elem")),
+        DeclKind::List(e) => name_types(e, &join("@idx"), names),
+        DeclKind::Map(v) => name_types(v, &join("@elem"), names),
         DeclKind::Scalar(_) => {}
     }
 }
@@ -201,6 +211,16 @@ fn name_types(t: &mut DeclType, path: &str) {
 /// A fixed schema, read and typed; the schemas are ours, so failing to read one is a bug
 /// caught by the tests, and gives an empty object type rather than a panic.
 fn typed(schema: &Json, name: &str) -> (DeclType, ValueModel) {
+    typed_with_names(schema, name, TYPE_NAMES)
+}
+
+/// A fixed schema, read and typed as `name`, its nested object types named by `names`
+/// (field path, type name); shared with the other places that declare fixed types.
+pub(crate) fn typed_with_names(
+    schema: &Json,
+    name: &str,
+    names: &[(&str, &str)],
+) -> (DeclType, ValueModel) {
     let schema = Schema::from_json(schema, &Path::root()).unwrap_or_default();
     let mut decl = DeclType::from_schema(&schema, false).unwrap_or(DeclType {
         kind: DeclKind::Object {
@@ -210,7 +230,7 @@ fn typed(schema: &Json, name: &str) -> (DeclType, ValueModel) {
         max_elements: 0,
         min_serialized_size: 2,
     });
-    name_types(&mut decl, "");
+    name_types(&mut decl, "", names);
     (decl.with_type_name(name), ValueModel::new(&schema, false))
 }
 
@@ -219,6 +239,7 @@ fn typed(schema: &Json, name: &str) -> (DeclType, ValueModel) {
 #[derive(Debug)]
 pub struct AdmissionEnv {
     version: KubeVersion,
+    compatibility: Option<KubeVersion>,
     request: (DeclType, ValueModel),
     namespace: (DeclType, ValueModel),
     backend: Backend,
@@ -232,6 +253,7 @@ impl AdmissionEnv {
     pub fn new(version: KubeVersion, backend: Backend) -> AdmissionEnv {
         AdmissionEnv {
             version,
+            compatibility: None,
             request: typed(&request_schema(), REQUEST_TYPE),
             namespace: typed(&namespace_schema(), NAMESPACE_TYPE),
             backend,
@@ -254,7 +276,14 @@ impl AdmissionEnv {
         self
     }
 
-    /// The version.
+    /// The same environment with new expressions at another compatibility version than
+    /// the release's default (one minor below it), as Kubernetes' tests pin one.
+    pub fn with_compatibility(mut self, version: KubeVersion) -> AdmissionEnv {
+        self.compatibility = Some(version);
+        self
+    }
+
+    /// The release.
     pub fn version(&self) -> KubeVersion {
         self.version
     }
@@ -319,17 +348,40 @@ impl AdmissionEnv {
 
     /// The environment an expression compiles in, given the variables declared before it.
     pub fn env(&self, decls: Declarations, variables: &[(String, Type)]) -> Env {
+        self.env_typed(decls, variables, &TypedInputs::default())
+    }
+
+    /// [`AdmissionEnv::env`] with `object`, `oldObject` and `params` typed by schemas where
+    /// `typed` has them (the type checker's environment; evaluation keeps them `dyn`).
+    pub fn env_typed(
+        &self,
+        decls: Declarations,
+        variables: &[(String, Type)],
+        typed: &TypedInputs,
+    ) -> Env {
         // Kubernetes declares these types' fields by name, unescaped: `request.namespace`
         // is a field even though `namespace` is a reserved word.
         let mut schema_types = SchemaTypes::new(&self.request.0).with_keyword_field_names(true);
         schema_types.add(&self.namespace.0);
+        let mut input_type = |decl: &Option<DeclType>| match decl {
+            Some(d) => {
+                schema_types.add(d);
+                d.cel_type()
+            }
+            None => Type::Dyn,
+        };
+        let object_type = input_type(&typed.object);
+        let params_type = input_type(&typed.params);
         let types = AdmissionTypes {
             schema_types,
             variables: variables.iter().cloned().collect(),
             patch_types: decls.patch_types,
         };
-        let k8s = KubernetesEnv::new(self.version)
-            .kind(self.kind)
+        let mut k8s = KubernetesEnv::new(self.version).kind(self.kind);
+        if let Some(c) = self.compatibility {
+            k8s = k8s.compatibility(c);
+        }
+        let k8s = k8s
             .with_jsonpatch(decls.patch_types)
             .with_authorizer_variable(decls.authorizer);
         // The authorizer variables exist where the authz library does (Kubernetes 1.27+).
@@ -339,13 +391,13 @@ impl AdmissionEnv {
             .type_provider(Arc::new(types))
             .cost_limit(Some(PER_CALL_LIMIT))
             .compile_settings(self.compile.clone())
-            .variable("object", Type::Dyn)
-            .variable("oldObject", Type::Dyn)
+            .variable("object", object_type.clone())
+            .variable("oldObject", object_type)
             .variable("namespaceObject", self.namespace.0.cel_type())
             .variable("request", self.request.0.cel_type())
             .variable("variables", Type::message(VARIABLES_TYPE));
         if decls.params {
-            b = b.variable("params", Type::Dyn);
+            b = b.variable("params", params_type);
         }
         if authorizer {
             let rr = cel_k8s::authz::request_resource_variable();
@@ -400,10 +452,20 @@ impl AdmissionEnv {
         decls: Declarations,
         variables: &[(String, String)],
     ) -> (Vec<Compiled>, Vec<(String, Type)>) {
+        self.compile_variables_typed(decls, variables, &TypedInputs::default())
+    }
+
+    /// [`AdmissionEnv::compile_variables`] in [`AdmissionEnv::env_typed`]'s environments.
+    pub fn compile_variables_typed(
+        &self,
+        decls: Declarations,
+        variables: &[(String, String)],
+        typed: &TypedInputs,
+    ) -> (Vec<Compiled>, Vec<(String, Type)>) {
         let mut declared: Vec<(String, Type)> = Vec::new();
         let mut compiled = Vec::with_capacity(variables.len());
         for (name, expression) in variables {
-            let env = self.env(decls, &declared);
+            let env = self.env_typed(decls, &declared, typed);
             let c = self.compile(&env, expression, &ReturnTypes::Any);
             // A later variable of the same name replaces the earlier one's type.
             declared.retain(|(n, _)| n != name);

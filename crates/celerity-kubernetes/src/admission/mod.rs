@@ -12,6 +12,8 @@
 //! * [`matching`]: match constraints (resource rules, selectors); [`request`]: the request.
 //! * [`validating`] and [`mutating`]: what one policy does for one binding and param.
 //! * [`authz_rules`]: an authorizer written as rules, for `authorizer` checks offline.
+//! * [`typecheck`]: the API server's type checking of a ValidatingAdmissionPolicy against
+//!   the schemas of the kinds it matches (`status.typeChecking`).
 //!
 //! What the API server does that this module does not (yet):
 //!
@@ -23,9 +25,6 @@
 //! * **Objects are not converted between versions**: a policy matched through an
 //!   equivalent resource (`matchPolicy: Equivalent`, with [`Equivalents`] from the host)
 //!   sees `request.resource` and `request.kind` as matched, but the object as sent.
-//! * **Type checking against schemas** (the API server's warnings when a policy's
-//!   expressions do not fit its `paramKind` or matched types) is not done: `object`,
-//!   `oldObject` and `params` are `dyn`.
 //! * **`request.options`** is declared (`dyn`) but not bound; **namespaces not given** are
 //!   taken to exist with no labels (the API server would fail the request).
 //! * **`dyn(variables)` as a collection**: the lazy `variables` map answers field reads,
@@ -72,6 +71,7 @@ pub mod matching;
 pub mod mutating;
 pub mod policy;
 pub mod request;
+pub mod typecheck;
 pub mod validating;
 
 pub use authz_rules::{AuthzRule, RulesAuthorizer};
@@ -81,3 +81,4 @@ pub use environment::{AdmissionEnv, PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
 pub use matching::{EquivalentResource, Equivalents};
 pub use policy::{Binding, Policy, read_binding, read_policy};
 pub use request::{Gvk, Gvr, Operation, Request, UserInfo};
+pub use typecheck::{ExpressionWarning, check_policy, type_checking_json};

@@ -3,9 +3,12 @@
 //! it (Kubernetes' `CreateAdmissionRequest`, serialized as the API server serializes it:
 //! empty optional fields are absent).
 //!
-//! Offline there is no REST mapping: built-in kinds are resourced and scoped from a table of
-//! Kubernetes' own types ([`builtin_kind`]); other kinds take a lower-cased plural as
-//! `kubectl` guesses it, and their scope from the host.
+//! Offline there is no REST mapping. [`Request::for_object_with`] takes one from the host
+//! (the `cel` command's: CRDs' plurals and scopes, the shipped built-in schemas' resources;
+//! an unknown kind gets no resource). [`Request::for_object`], for the conformance cases,
+//! resources and scopes built-in kinds from a table of Kubernetes' own types
+//! ([`builtin_kind`]), and other kinds take a lower-cased plural as `kubectl` guesses it and
+//! their scope from the host.
 
 use serde_json::{Map, Value as Json, json};
 
@@ -163,6 +166,24 @@ impl Request {
         old_object: Option<Json>,
         namespaced: impl Fn(&Gvk) -> Option<bool>,
     ) -> Result<Request, String> {
+        Request::for_object_with(operation, object, old_object, |kind| {
+            Some(match builtin_kind(&kind.group, &kind.kind) {
+                Some((r, n)) => (r.to_string(), n),
+                None => (guess_resource(&kind.kind), namespaced(kind).unwrap_or(true)),
+            })
+        })
+    }
+
+    /// [`Request::for_object`] with the kind's resource and scope from `resolve` (a CRD's
+    /// plural and scope, a built-in kind's from the shipped schemas). A kind it does not
+    /// know gets an empty resource, which only rules for every resource (`*`) match: its
+    /// name is not guessed.
+    pub fn for_object_with(
+        operation: Operation,
+        object: Option<Json>,
+        old_object: Option<Json>,
+        resolve: impl Fn(&Gvk) -> Option<(String, bool)>,
+    ) -> Result<Request, String> {
         let subject = object
             .as_ref()
             .or(old_object.as_ref())
@@ -185,13 +206,7 @@ impl Request {
             return Err("the object has no apiVersion or kind".into());
         }
         let kind = Gvk::from_api_version(&api_version, &kind_name);
-        let (resource, builtin_namespaced) = match builtin_kind(&kind.group, &kind.kind) {
-            Some((r, n)) => (r.to_string(), Some(n)),
-            None => (guess_resource(&kind.kind), None),
-        };
-        let is_namespaced = builtin_namespaced
-            .or_else(|| namespaced(&kind))
-            .unwrap_or(true);
+        let (resource, is_namespaced) = resolve(&kind).unwrap_or((String::new(), true));
         let mut namespace = s(&["metadata", "namespace"]);
         if is_namespaced && namespace.is_empty() {
             namespace = "default".into();

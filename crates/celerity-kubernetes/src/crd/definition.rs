@@ -7,14 +7,16 @@ use std::sync::Arc;
 use cel_k8s::{ExpressionKind, KubeVersion};
 use cel_k8s_schema::defaulting::Defaulter;
 use cel_k8s_schema::field::{BadValue, ErrorType, FieldError, Path};
+use cel_k8s_schema::names::{self, NameCheck};
 use cel_k8s_schema::pruning::unknown_field_warning;
 use cel_k8s_schema::structural::SchemaCheckOptions;
 use cel_k8s_schema::{Schema, listtype, objectmeta, openapi};
 use serde_json::Value as Json;
 
 use super::checks::{CrdHooks, TotalCost, check_schema_with_rules};
-use super::rules::{RuleOptions, default_compatibility_version};
+use super::rules::{RuleOptions, default_version};
 use super::scale::ScaleSubresource;
+use super::texts::crd_error_as_of;
 use super::validator::{SchemaValidator, ValidateOptions, Validation};
 use celerity::{Backend, CompileSettings};
 
@@ -22,32 +24,45 @@ use celerity::{Backend, CompileSettings};
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct CrdOptions {
-    /// The Kubernetes compatibility version (an API server of version N uses N−1).
+    /// The Kubernetes release (API server) the CRD is created on and validates with.
     pub version: KubeVersion,
+    /// The compatibility version new rules compile with (`None`: one minor below the
+    /// release, the API server's default).
+    pub compatibility: Option<KubeVersion>,
     /// How rules run.
     pub backend: Backend,
     /// The cost limit of one rule evaluation.
     pub per_call_limit: u64,
     /// Where native compiles run and who hears of them (see [`CompileSettings`]).
     pub compile: CompileSettings,
+    /// Whether the CRD's schemas are checked as the API server checks a new CRD (structural,
+    /// rules compiling within the cost limits, defaults valid). Only a host that has seen
+    /// this very CRD pass these checks with this very program should turn it off (see
+    /// [`super::set::DefinitionCache`]); without them a CRD the API server would refuse is
+    /// used as if it had been accepted, and [`CompiledCrd::total_costs`] are zero.
+    pub check_definition: bool,
 }
 
 impl Default for CrdOptions {
     fn default() -> CrdOptions {
         CrdOptions {
-            version: default_compatibility_version(),
+            version: default_version(),
+            compatibility: None,
             backend: Backend::Jit,
             per_call_limit: 1_000_000,
             compile: CompileSettings::default(),
+            check_definition: true,
         }
     }
 }
 
 celerity::option_setters!(CrdOptions {
     version: KubeVersion,
+    compatibility: Option<KubeVersion>,
     backend: Backend,
     per_call_limit: u64,
     compile: CompileSettings,
+    check_definition: bool,
 });
 
 /// Why a CRD is not accepted, as the API server words it.
@@ -113,6 +128,37 @@ pub struct CrdVersion {
     openapi: Arc<openapi::Validator>,
     /// Its defaults, prepared.
     pub(crate) defaulter: Arc<Defaulter>,
+    /// Whether the schema has an `x-kubernetes-embedded-resource` node: without one, the
+    /// walks for embedded resources' metadata are skipped for every object.
+    pub(crate) embedded_resources: bool,
+}
+
+impl CrdVersion {
+    /// A version of `schema`, prepared for validating objects: its rules compiled (lazily,
+    /// node by node), its OpenAPI checks and defaults. Served, storage and scale are the
+    /// caller's (here: not served, not storage, no scale).
+    fn prepare(
+        name: String,
+        schema: Schema,
+        status_subresource: bool,
+        runtime: &RuleOptions,
+    ) -> CrdVersion {
+        CrdVersion {
+            name,
+            served: false,
+            storage: false,
+            status_subresource,
+            scale: None,
+            validator: SchemaValidator::new(&schema, true, runtime),
+            openapi: Arc::new(openapi::Validator::for_version(
+                &schema,
+                runtime.compatibility_version().minor,
+            )),
+            defaulter: Arc::new(Defaulter::new(&schema)),
+            embedded_resources: objectmeta::has_embedded_resources(&schema),
+            schema: Arc::new(schema),
+        }
+    }
 }
 
 /// A CRD, compiled.
@@ -132,6 +178,9 @@ pub struct CompiledCrd {
     pub versions: Vec<CrdVersion>,
     /// The estimated cost of all rules of each version's schema.
     pub total_costs: Vec<TotalCost>,
+    /// The rule `metadata.name` follows (DNS-1123 subdomains for custom resources; a
+    /// built-in kind's own rule, see [`crate::builtin::name_check`]).
+    pub(crate) name_check: NameCheck,
 }
 
 /// The result of validating one object.
@@ -191,7 +240,10 @@ impl CompiledCrd {
         let mut errors = Vec::new();
         let fail = |errors: Vec<FieldError>| CrdError {
             name: name.clone(),
-            errors,
+            errors: errors
+                .into_iter()
+                .map(|e| crd_error_as_of(options.version.minor, e))
+                .collect(),
         };
         let api_version = str_at(crd, &["apiVersion"]).unwrap_or("");
         if api_version != "apiextensions.k8s.io/v1"
@@ -248,6 +300,7 @@ impl CompiledCrd {
             let checks = kind == ExpressionKind::NewExpressions;
             RuleOptions {
                 version: options.version,
+                compatibility: options.compatibility,
                 expressions: kind,
                 per_call_limit: options.per_call_limit,
                 // The CRD checks' programs only say whether a rule can be planned; they
@@ -323,14 +376,18 @@ impl CompiledCrd {
                 .iter()
                 .flat_map(|(_, s)| expressions(s))
                 .collect();
-            let mut hooks = CrdHooks::new(&new_rules, preexisting, unchanged);
-            errors.extend(check_schema_with_rules(
-                &schema,
-                &schema_path[i],
-                &check_options,
-                &mut hooks,
-            ));
-            total_costs.push(hooks.total);
+            if options.check_definition {
+                let mut hooks = CrdHooks::new(&new_rules, preexisting, unchanged);
+                errors.extend(check_schema_with_rules(
+                    &schema,
+                    &schema_path[i],
+                    &check_options,
+                    &mut hooks,
+                ));
+                total_costs.push(hooks.total);
+            } else {
+                total_costs.push(TotalCost::default());
+            }
             if let Some(sj) = schema_json {
                 prepared.push((sj, versions.len(), i));
             }
@@ -339,15 +396,7 @@ impl CompiledCrd {
                 scale: ScaleSubresource::of_version(v),
                 served: v.get("served").and_then(Json::as_bool).unwrap_or(false),
                 storage: v.get("storage").and_then(Json::as_bool).unwrap_or(false),
-                status_subresource,
-                validator: SchemaValidator::new(&schema, true, &runtime),
-                openapi: Arc::new(openapi::Validator::for_version(
-                    &schema,
-                    options.version.minor,
-                )),
-                defaulter: Arc::new(Defaulter::new(&schema)),
-                schema: Arc::new(schema),
-                name,
+                ..CrdVersion::prepare(name, schema, status_subresource, &runtime)
             });
         }
         // Several identical schemas are one (the internal form's `spec.validation`): report
@@ -362,15 +411,90 @@ impl CompiledCrd {
                 namespaced,
                 versions,
                 total_costs,
+                name_check: names::name_is_dns_subdomain,
             })
         } else {
             Err(fail(errors))
         }
     }
 
+    /// A built-in kind of Kubernetes `1.<minor>` (`minor` is the API server's, whose
+    /// published schemas are used), validated as a custom resource of its schema is, with the
+    /// kind's own name rule, the way kubectl-validate validates built-in kinds. The schema is
+    /// the API server's own, so the checks a CRD's schema must pass are not run.
+    pub fn builtin(
+        kind: &crate::builtin::BuiltinKind,
+        minor: u32,
+        options: &CrdOptions,
+    ) -> Result<CompiledCrd, CrdError> {
+        CompiledCrd::of_kind(
+            kind,
+            crate::builtin::structural_schema(minor, kind),
+            options,
+        )
+    }
+
+    /// A kind of the documents a user gave ([`crate::builtin::UserSchemas`]), validated as
+    /// [`CompiledCrd::builtin`] validates a shipped one.
+    pub fn user_kind(
+        kind: &crate::builtin::BuiltinKind,
+        schemas: &crate::builtin::UserSchemas,
+        options: &CrdOptions,
+    ) -> Result<CompiledCrd, CrdError> {
+        CompiledCrd::of_kind(kind, schemas.structural_schema(kind), options)
+    }
+
+    /// A built-in kind (shipped or the user's) of structural schema `json`.
+    fn of_kind(
+        kind: &crate::builtin::BuiltinKind,
+        json: Result<Json, String>,
+        options: &CrdOptions,
+    ) -> Result<CompiledCrd, CrdError> {
+        let name = format!("{}.{}", kind.resource, kind.group);
+        let fail = |message: String| CrdError {
+            name: name.clone(),
+            errors: vec![FieldError::invalid(
+                &Path::new("openAPIV3Schema"),
+                BadValue::Json(Json::Null),
+                message,
+            )],
+        };
+        let json = json.map_err(fail)?;
+        let schema =
+            Schema::from_json(&json, &Path::new("openAPIV3Schema")).map_err(|errors| CrdError {
+                name: name.clone(),
+                errors,
+            })?;
+        let status_subresource = schema.properties.contains_key("status");
+        let runtime = RuleOptions {
+            version: options.version,
+            compatibility: options.compatibility,
+            expressions: ExpressionKind::StoredExpressions,
+            per_call_limit: options.per_call_limit,
+            backend: options.backend,
+            compile: options.compile.clone(),
+            estimate_costs: false,
+        };
+        Ok(CompiledCrd {
+            name,
+            group: kind.group.clone(),
+            kind: kind.kind.clone(),
+            plural: kind.resource.clone(),
+            namespaced: kind.namespaced,
+            versions: vec![CrdVersion {
+                scale: None,
+                served: true,
+                storage: true,
+                ..CrdVersion::prepare(kind.version.clone(), schema, status_subresource, &runtime)
+            }],
+            total_costs: vec![TotalCost::default()],
+            name_check: crate::builtin::name_check(&kind.group, &kind.kind),
+        })
+    }
+
     /// The served version an object's `apiVersion` names, if it names this CRD's group.
     pub fn version(&self, api_version: &str) -> Option<&CrdVersion> {
-        let (group, version) = api_version.split_once('/')?;
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
         if group != self.group {
             return None;
         }
@@ -416,7 +540,12 @@ impl CompiledCrd {
         {
             m.remove("status");
         }
-        let meta = objectmeta::validate_root_metadata(&object, &Path::root(), self.namespaced);
+        let meta = objectmeta::validate_root_metadata_named(
+            &object,
+            &Path::root(),
+            self.namespaced,
+            self.name_check,
+        );
         let checked = version.check(&object, old.as_ref(), meta, Vec::new());
         warnings.extend(checked.warnings);
         ObjectValidation {
@@ -465,7 +594,9 @@ impl CrdVersion {
         if let Some(scale) = &self.scale {
             errors.extend(scale.validate(object));
         }
-        errors.extend(objectmeta::validate_embedded(&self.schema, object, &root));
+        if self.embedded_resources {
+            errors.extend(objectmeta::validate_embedded(&self.schema, object, &root));
+        }
         errors.extend(match old {
             None => listtype::validate_list_sets_and_maps(&self.schema, object, &root),
             Some(o) => listtype::validate_list_sets_and_maps_update(&self.schema, object, o, &root),

@@ -26,6 +26,7 @@ mod request;
 mod rules;
 mod scale;
 mod set;
+mod texts;
 mod validator;
 
 pub use cel_k8s_schema as schema;
@@ -42,10 +43,10 @@ pub use request::{
 };
 pub use rules::{
     CompiledRule, MAX_REQUEST_SIZE_BYTES, OLD_SELF_VARIABLE, RuleEnv, RuleError, RuleErrorType,
-    RuleOptions, SELF_VARIABLE, compile_rules, default_compatibility_version,
+    RuleOptions, SELF_VARIABLE, compile_rules, default_version,
 };
 pub use scale::ScaleSubresource;
-pub use set::{CrdSet, Skipped};
+pub use set::{CrdSet, DefinitionCache, Skipped};
 pub use validator::{
     MAX_MESSAGE_EXPRESSION_BYTES, RUNTIME_COST_BUDGET, SchemaValidator, ValidateOptions, Validation,
 };

@@ -26,6 +26,7 @@ use cel_k8s_schema::pruning::unknown_field_warning;
 use serde_json::{Map, Value as Json, json};
 
 use super::definition::{CompiledCrd, CrdVersion};
+use super::texts::field_error_as_of;
 
 /// What the API server does with fields a request has but the schema does not declare, and
 /// with repeated fields (the request's `fieldValidation`; kubectl sends `Strict`).
@@ -254,6 +255,24 @@ impl CompiledCrd {
         }
     }
 
+    /// What a create and an update begin with: the served version `object` names, kubectl's
+    /// namespace, and decoding with the request's field validation. The version, the
+    /// decoded object and the warnings, or the answer that ends the request (`400`).
+    fn received(
+        &self,
+        mut object: Json,
+        duplicates: &[String],
+        options: &RequestOptions,
+    ) -> Result<(&CrdVersion, Json, Vec<String>), Box<Answer>> {
+        let version = self.version_of(&object)?;
+        let mut warnings = Vec::new();
+        self.kubectl_namespace(&mut object, options);
+        match self.decode(version, &mut object, duplicates, options, &mut warnings) {
+            Ok(()) => Ok((version, object, warnings)),
+            Err(e) => Err(Box::new(Answer::bad_request(e, object, warnings))),
+        }
+    }
+
     /// Decoding with the request's field validation: the `400` or the warnings.
     fn decode(
         &self,
@@ -288,11 +307,13 @@ impl CompiledCrd {
             .defaulter
             .prune_and_default(object, &version.schema, true);
         strict.extend(pruned.iter().map(|p| unknown_field_warning(p)));
-        strict.extend(
-            objectmeta::unknown_embedded_fields(&version.schema, object, &Path::root())
-                .iter()
-                .map(|p| unknown_field_warning(p)),
-        );
+        if version.embedded_resources {
+            strict.extend(
+                objectmeta::unknown_embedded_fields(&version.schema, object, &Path::root())
+                    .iter()
+                    .map(|p| unknown_field_warning(p)),
+            );
+        }
         // Unknown fields are dropped whatever the validation; what differs is whether the
         // request fails, warns, or goes on silently.
         if let Some(meta) = object.get_mut("metadata").and_then(Json::as_object_mut) {
@@ -337,20 +358,15 @@ impl CompiledCrd {
     /// (for its texts).
     pub fn create(
         &self,
-        mut object: Json,
+        object: Json,
         duplicates: &[String],
         options: &RequestOptions,
         minor: u32,
     ) -> Answer {
-        let version = match self.version_of(&object) {
-            Ok(v) => v,
+        let (version, mut object, mut warnings) = match self.received(object, duplicates, options) {
+            Ok(received) => received,
             Err(answer) => return *answer,
         };
-        let mut warnings = Vec::new();
-        self.kubectl_namespace(&mut object, options);
-        if let Err(e) = self.decode(version, &mut object, duplicates, options, &mut warnings) {
-            return Answer::bad_request(e, object, warnings);
-        }
         if let Some(meta) = metadata_mut(&mut object) {
             for wiped in [
                 "creationTimestamp",
@@ -379,7 +395,12 @@ impl CompiledCrd {
         if let Some(meta) = metadata_mut(&mut object) {
             meta.insert("generation".into(), json!(1));
         }
-        let meta = objectmeta::validate_root_metadata(&object, &Path::root(), self.namespaced);
+        let meta = objectmeta::validate_root_metadata_named(
+            &object,
+            &Path::root(),
+            self.namespaced,
+            self.name_check,
+        );
         let checked = version.check(&object, None, meta, Vec::new());
         warnings.extend(checked.warnings);
         self.finish(
@@ -396,21 +417,16 @@ impl CompiledCrd {
     /// sends it and the API server handles it.
     pub fn update(
         &self,
-        mut object: Json,
+        object: Json,
         duplicates: &[String],
         old: &Json,
         options: &RequestOptions,
         minor: u32,
     ) -> Answer {
-        let version = match self.version_of(&object) {
-            Ok(v) => v,
+        let (version, mut object, mut warnings) = match self.received(object, duplicates, options) {
+            Ok(received) => received,
             Err(answer) => return *answer,
         };
-        let mut warnings = Vec::new();
-        self.kubectl_namespace(&mut object, options);
-        if let Err(e) = self.decode(version, &mut object, duplicates, options, &mut warnings) {
-            return Answer::bad_request(e, object, warnings);
-        }
         // The stored object: as it was decoded when it was stored.
         let mut old = old.clone();
         self.kubectl_namespace(&mut old, options);
@@ -420,7 +436,12 @@ impl CompiledCrd {
         prepare_for_update(version, &mut object, &old);
         let root = Path::root();
         // `validateCommonFields`: outside the strategy, so never blocking its rules.
-        let mut outside = objectmeta::validate_root_metadata(&object, &root, self.namespaced);
+        let mut outside = objectmeta::validate_root_metadata_named(
+            &object,
+            &root,
+            self.namespaced,
+            self.name_check,
+        );
         outside.extend(objectmeta::validate_root_metadata_update(
             &object, &old, &root,
         ));
@@ -450,7 +471,12 @@ impl CompiledCrd {
             warnings.extend(objectmeta::finalizer_warnings(&object, old, minor));
             Outcome::Accepted
         } else {
-            Outcome::Invalid(errors)
+            Outcome::Invalid(
+                errors
+                    .into_iter()
+                    .map(|e| field_error_as_of(minor, e))
+                    .collect(),
+            )
         };
         Answer {
             outcome,

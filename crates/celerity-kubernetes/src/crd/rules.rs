@@ -27,8 +27,11 @@ pub const MAX_REQUEST_SIZE_BYTES: u64 = 3 * 1024 * 1024;
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct RuleOptions {
-    /// The Kubernetes compatibility version whose environment rules compile in.
+    /// The Kubernetes release (API server) whose code compiles and runs the rules.
     pub version: KubeVersion,
+    /// The compatibility version new expressions compile with (`None`: one minor below
+    /// the release, the API server's default).
+    pub compatibility: Option<KubeVersion>,
     /// New expressions (what a CRD being created or changed may use) or stored ones (what the
     /// API server compiles to validate objects: everything not removed).
     pub expressions: ExpressionKind,
@@ -46,7 +49,8 @@ pub struct RuleOptions {
 impl Default for RuleOptions {
     fn default() -> RuleOptions {
         RuleOptions {
-            version: default_compatibility_version(),
+            version: default_version(),
+            compatibility: None,
             expressions: ExpressionKind::StoredExpressions,
             per_call_limit: 1_000_000,
             backend: Backend::Jit,
@@ -58,6 +62,7 @@ impl Default for RuleOptions {
 
 celerity::option_setters!(RuleOptions {
     version: KubeVersion,
+    compatibility: Option<KubeVersion>,
     expressions: ExpressionKind,
     per_call_limit: u64,
     backend: Backend,
@@ -65,11 +70,18 @@ celerity::option_setters!(RuleOptions {
     estimate_costs: bool,
 });
 
-/// The compatibility version of the newest API server described: one minor version below
-/// it, as Kubernetes' `DefaultCompatibilityVersion` is.
-pub fn default_compatibility_version() -> KubeVersion {
-    let newest = KubeVersion::NEWEST;
-    KubeVersion::new(newest.major, newest.minor.saturating_sub(1))
+impl RuleOptions {
+    /// The compatibility version new expressions compile with: the one set, else one minor
+    /// below the release (the API server's default).
+    pub fn compatibility_version(&self) -> KubeVersion {
+        self.compatibility.unwrap_or(self.version.previous())
+    }
+}
+
+/// The release CRDs are compiled for by default: the newest released version
+/// ([`KubeVersion::DEFAULT`]).
+pub fn default_version() -> KubeVersion {
+    KubeVersion::DEFAULT
 }
 
 /// The kind of a rule's compile error (Kubernetes' `cel.ErrorType`).
@@ -161,7 +173,11 @@ impl RuleEnv {
     pub fn new(decl: &DeclType, options: &RuleOptions) -> RuleEnv {
         let named = decl.clone().with_type_name(&unique_self_type_name());
         let self_type = named.cel_type();
-        let profile = KubernetesProfile::new(options.version, options.expressions);
+        let profile = KubernetesProfile::with_compatibility(
+            options.version,
+            options.compatibility_version(),
+            options.expressions,
+        );
         let types: Arc<dyn TypeProvider> = Arc::new(
             SchemaTypes::new(&named).with_keyword_field_names(profile.options.keyword_field_names),
         );
@@ -190,6 +206,7 @@ impl RuleEnv {
 fn base_env(options: &RuleOptions) -> Env {
     let build = || {
         KubernetesEnv::new(options.version)
+            .compatibility(options.compatibility_version())
             .kind(options.expressions)
             .with_authorizer_variable(false)
             .builder()
@@ -200,9 +217,14 @@ fn base_env(options: &RuleOptions) -> Env {
     if !options.compile.is_default() {
         return build();
     }
-    type Key = (KubeVersion, ExpressionKind, u64);
+    type Key = (KubeVersion, KubeVersion, ExpressionKind, u64);
     static BUILT: OnceLock<Mutex<HashMap<Key, Env>>> = OnceLock::new();
-    let key = (options.version, options.expressions, options.per_call_limit);
+    let key = (
+        options.version,
+        options.compatibility_version(),
+        options.expressions,
+        options.per_call_limit,
+    );
     let built = BUILT.get_or_init(Mutex::default);
     if let Some(env) = built
         .lock()

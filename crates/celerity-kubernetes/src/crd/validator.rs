@@ -17,6 +17,8 @@ use serde_json::Value as Json;
 use super::rules::{
     CompiledRule, OLD_SELF_VARIABLE, RuleOptions, SELF_VARIABLE, compile_node_rules,
 };
+use super::texts::failed_rule_value;
+use cel_k8s::KubeVersion;
 use celerity::{Activation, ErrorKind, Program, Value};
 
 /// The per-object budget of the API server (`RuntimeCELCostBudget`).
@@ -30,6 +32,8 @@ pub const MAX_MESSAGE_EXPRESSION_BYTES: usize = 5 * 1024;
 pub struct SchemaValidator {
     schema: Arc<Schema>,
     root: Option<Arc<Node>>,
+    /// The release whose texts the errors have.
+    release: KubeVersion,
 }
 
 /// The validator of one schema node: its own rules and the validators below it.
@@ -185,6 +189,7 @@ impl SchemaValidator {
             return SchemaValidator {
                 schema: Arc::new(schema.clone()),
                 root: None,
+                release: options.version,
             };
         }
         let decl = DeclType::from_schema(schema, is_root);
@@ -204,6 +209,7 @@ impl SchemaValidator {
         SchemaValidator {
             schema: Arc::new(schema.clone()),
             root,
+            release: options.version,
         }
     }
 
@@ -247,6 +253,7 @@ impl SchemaValidator {
             options,
             out: Validation::default(),
             budget: options.cost_budget,
+            release: self.release,
         };
         if let Some(root) = &self.root {
             let old = old.filter(|o| !o.is_null());
@@ -341,6 +348,7 @@ struct Walk<'o> {
     options: &'o ValidateOptions,
     out: Validation,
     budget: i64,
+    release: KubeVersion,
 }
 
 impl Walk<'_> {
@@ -655,10 +663,7 @@ impl Walk<'_> {
             }
         }
         let detail = detail.unwrap_or_else(|| rule_message_or_default(rule));
-        let value = match node.schema_type.as_str() {
-            "object" | "array" => BadValue::Omit,
-            _ => BadValue::of_json(obj),
-        };
+        let value = failed_rule_value(self.release, &node.schema_type, obj);
         let e = error_for_reason(&error_path, value, detail, rule.reason.as_deref());
         self.add(e, ratchet_this);
         true

@@ -11,11 +11,17 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// Where the tests' `cel` keeps its cache of checked CRDs (not the user's own).
+pub fn cache_dir() -> PathBuf {
+    std::env::temp_dir().join("celerity-cli-tests-cache")
+}
+
 /// Runs `cel` with `args` in the repository's root.
 pub fn cel(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cel"))
         .args(args)
         .current_dir(repo())
+        .env("CELERITY_CACHE_DIR", cache_dir())
         .output()
         .expect("run cel")
 }
@@ -25,6 +31,7 @@ pub fn cel_stdin(args: &[&str], input: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cel"))
         .args(args)
         .current_dir(repo())
+        .env("CELERITY_CACHE_DIR", cache_dir())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -1,0 +1,133 @@
+//! Kubernetes' own tests of the other places it evaluates CEL (issue 34), transcribed in
+//! `spec-tests/cases/places/*.jsonl`, run on the interpreter and on native code.
+//!
+//! A case is `{"name", "env", "expr", "vars", "source"}` (with `version`, the Kubernetes
+//! version, when not the newest) with what Kubernetes' test expects:
+//! `rule` (a validation rule, which must be a bool where the place's other expressions may
+//! be anything), `compile_only` (it compiles), `match` (the selector's or condition's bool), `value` (the result as CEL text),
+//! `compile_error` or `eval_error` (text the error contains), and `cost` (the run-time
+//! cost Kubernetes' test records). A case Celerity does not pass yet says why in
+//! `known_failure`; the test checks that it still fails, so the list only shrinks.
+
+use std::path::PathBuf;
+
+use celerity::{Backend, MapActivation};
+use celerity_kubernetes::places::{Place, PlaceEnv};
+use serde_json::Value as Json;
+
+fn cases() -> Vec<(String, Json)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cases/places");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("cases/places")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("read");
+        let stem = f.file_stem().unwrap().to_string_lossy().into_owned();
+        for (i, line) in text.lines().enumerate() {
+            let case: Json = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{}:{}: {e}", f.display(), i + 1));
+            out.push((format!("{stem}/{}", case["name"].as_str().unwrap()), case));
+        }
+    }
+    out
+}
+
+/// Runs a case on one backend: `Err(why)` when it does not give what Kubernetes expects.
+fn run(case: &Json, backend: Backend) -> Result<(), String> {
+    let place: Place = case["env"].as_str().unwrap().parse()?;
+    let version = match case["version"].as_str() {
+        Some(v) => celerity::kubernetes::parse_version(v)?,
+        None => celerity::kubernetes::NEWEST_VERSION,
+    };
+    let env = PlaceEnv::new(place, version)?;
+    let expr = case["expr"].as_str().unwrap();
+    let compiled = if case["rule"] == Json::Bool(true) {
+        env.compile_rule(expr, backend)
+    } else {
+        env.compile(expr, backend)
+    };
+    let compiled = match compiled {
+        Ok(c) => c,
+        Err(e) => {
+            return match case["compile_error"].as_str() {
+                Some(want) if e.contains(want) => Ok(()),
+                _ => Err(format!("compile error {e:?}")),
+            };
+        }
+    };
+    if case.get("compile_error").is_some() {
+        return Err("compiled".into());
+    }
+    if case["compile_only"] == Json::Bool(true) {
+        return Ok(());
+    }
+    let mut act = MapActivation::new();
+    for (n, v) in env.defaults() {
+        act.bind(n.as_str(), v.clone());
+    }
+    for (n, j) in case["vars"].as_object().unwrap() {
+        act.bind(n.as_str(), env.value(n, j)?);
+    }
+    let (result, details) = compiled.program.eval_details(&act);
+    let result = result
+        .map_err(|e| e.to_string())
+        .and_then(|v| env.check_result(&v).map(|()| v));
+    match (&result, case["eval_error"].as_str()) {
+        (Err(e), Some(want)) if e.contains(want) => {}
+        (Err(e), _) => return Err(format!("eval error {e:?}")),
+        (Ok(v), Some(_)) => return Err(format!("no error, got {v:?}")),
+        (Ok(v), None) => {
+            if let Some(m) = case["match"].as_bool()
+                && *v != celerity::Value::Bool(m)
+            {
+                return Err(format!("expected match {m}, got {v:?}"));
+            }
+            if let Some(want) = case["value"].as_str()
+                && celerity::to_cel_literal(v) != want
+            {
+                return Err(format!(
+                    "expected {want}, got {}",
+                    celerity::to_cel_literal(v)
+                ));
+            }
+        }
+    }
+    if let Some(cost) = case["cost"].as_u64()
+        && details.actual_cost != cost
+    {
+        return Err(format!("cost {} (Kubernetes: {cost})", details.actual_cost));
+    }
+    Ok(())
+}
+
+#[test]
+fn kubernetes_place_cases_pass_on_both_backends() {
+    let cases = cases();
+    assert!(cases.len() >= 39, "only {} cases", cases.len());
+    let mut failures = Vec::new();
+    let mut passed = 0;
+    for (id, case) in &cases {
+        let known = case.get("known_failure").is_some();
+        for backend in [Backend::Interpreter, Backend::Jit] {
+            match (run(case, backend), known) {
+                (Ok(()), false) => passed += 1,
+                (Err(_), true) => {}
+                (Err(why), false) => failures.push(format!("{id} ({backend:?}): {why}")),
+                (Ok(()), true) => failures.push(format!(
+                    "{id} ({backend:?}) passes now: remove its known_failure"
+                )),
+            }
+        }
+    }
+    eprintln!("{passed} case runs pass of {}", cases.len() * 2);
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
