@@ -492,6 +492,66 @@ fn workspace_dependency_rules() {
     );
 }
 
+/// The packages `cargo tree` says `package` builds from (normal and build dependencies) for
+/// `target`, with `features` (`None`: its defaults, else exactly these), as `name version`
+/// lines. `cargo tree` resolves features for the one package, as a build of it alone does;
+/// `cargo metadata` would unify them with every other workspace member's. Not `--offline`:
+/// a WebAssembly build needs a few crates no other platform does (`jiff-tzdb-platform`),
+/// which a fresh cargo home that built only for this machine does not hold yet.
+fn tree(package: &str, target: &str, features: Option<&str>) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.args(["tree", "--locked", "-e", "normal,build", "--prefix", "none"])
+        .args(["-p", package, "--target", target])
+        .current_dir(&root);
+    if let Some(features) = features {
+        cmd.args(["--no-default-features", "--features", features]);
+    }
+    let output = cmd.output().expect("cargo tree runs");
+    assert!(
+        output.status.success(),
+        "cargo tree -p {package} --target {target} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| l.trim_end_matches(" (*)").to_string())
+        .collect()
+}
+
+/// The WebAssembly builds (the engine and the Kubernetes jobs without their `jit` feature,
+/// and the playground's module) contain nothing of Cranelift or of the crate that calls it,
+/// for both WebAssembly targets; with the default features the same query finds Cranelift,
+/// so the check can see it.
+#[test]
+fn webassembly_builds_have_no_native_code() {
+    let native = |l: &String| l.starts_with("cranelift") || l.starts_with("cel-jit ");
+    for target in ["wasm32-unknown-unknown", "wasm32-wasip1"] {
+        for (package, features) in [
+            ("celerity", Some("")),
+            ("celerity-kubernetes", Some("")),
+            ("celerity-playground", None),
+        ] {
+            let crates = tree(package, target, features);
+            assert!(
+                crates.iter().any(|l| l.starts_with("cel-interp ")),
+                "{package} for {target}: cargo tree listed {crates:?}"
+            );
+            let found: Vec<&String> = crates.iter().filter(|l| native(l)).collect();
+            assert!(
+                found.is_empty(),
+                "{package} for {target} builds native code: {found:?}"
+            );
+        }
+    }
+    assert!(
+        tree("celerity-kubernetes", &host_triple(), None)
+            .iter()
+            .any(|l| l.starts_with("cranelift-codegen ")),
+        "with its default features the Kubernetes jobs compile with Cranelift"
+    );
+}
+
 /// A package given by name: (name, directory for workspace packages, dependencies by name).
 type Named<'a> = (&'a str, Option<&'a str>, &'a [(&'a str, Kind)]);
 
@@ -641,6 +701,8 @@ fn unsafe_code_is_forbidden_outside_the_jit() {
     roots.push(root.join("spec-tests/src/lib.rs"));
     roots.push(root.join("spec-tests/src/main.rs"));
     roots.push(root.join("benches/src/lib.rs"));
+    roots.push(root.join("playground/src/lib.rs"));
+    roots.push(root.join("examples/wasi-policy/src/main.rs"));
     assert!(roots.len() >= 12, "{roots:?}");
     let missing: Vec<_> = roots
         .iter()

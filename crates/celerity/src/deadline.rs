@@ -7,6 +7,11 @@
 //! thread for the whole process, started by the first deadline, sleeping until the earliest
 //! one; a deadline dropped before it passes is forgotten, so the watchdog's list holds only
 //! the deadlines alive.
+//!
+//! `wasm32-unknown-unknown` has neither a clock (`Instant::now` panics there) nor threads:
+//! on it a deadline reads no clock and never passes by itself; the host bounds time from
+//! outside (the playground ends its Web Worker). Platforms with a clock but no threads
+//! (`wasm32-wasip1`) tell the time in [`Deadline::passed`], but nothing sets the flag.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -30,14 +35,25 @@ use std::time::{Duration, Instant};
 #[derive(Debug)]
 pub struct Deadline {
     flag: Arc<AtomicBool>,
-    key: (Instant, u64),
+    /// When it passes and its number, in the watchdog's list; `None` without a clock.
+    key: Option<(Instant, u64)>,
     limit: Duration,
 }
+
+/// Whether the platform has a clock: `Instant::now` panics on `wasm32-unknown-unknown`.
+const HAS_CLOCK: bool = !cfg!(all(target_family = "wasm", target_os = "unknown"));
 
 impl Deadline {
     /// A deadline `limit` from now.
     pub fn after(limit: Duration) -> Deadline {
         let flag = Arc::new(AtomicBool::new(false));
+        if !HAS_CLOCK {
+            return Deadline {
+                flag,
+                key: None,
+                limit,
+            };
+        }
         // A limit too far away to represent is a year: as good as never.
         let now = Instant::now();
         let at = now
@@ -47,7 +63,11 @@ impl Deadline {
         let w = watchdog();
         lock(&w.pending).insert(key, flag.clone());
         w.wake.notify_one();
-        Deadline { flag, key, limit }
+        Deadline {
+            flag,
+            key: Some(key),
+            limit,
+        }
     }
 
     /// The flag the watchdog sets when the deadline passes.
@@ -57,7 +77,7 @@ impl Deadline {
 
     /// Whether the deadline has passed (the watchdog may not have set the flag yet).
     pub fn passed(&self) -> bool {
-        self.flag.load(Ordering::Relaxed) || Instant::now() >= self.key.0
+        self.flag.load(Ordering::Relaxed) || self.key.is_some_and(|(at, _)| Instant::now() >= at)
     }
 
     /// How long after its start the deadline falls.
@@ -68,7 +88,9 @@ impl Deadline {
 
 impl Drop for Deadline {
     fn drop(&mut self) {
-        lock(&watchdog().pending).remove(&self.key);
+        if let Some(key) = &self.key {
+            lock(&watchdog().pending).remove(key);
+        }
     }
 }
 
@@ -132,7 +154,7 @@ mod tests {
     #[test]
     fn a_dropped_deadline_is_forgotten() {
         let d = Deadline::after(Duration::from_secs(3600));
-        let key = d.key;
+        let key = d.key.expect("a clock");
         assert!(lock(&watchdog().pending).contains_key(&key));
         drop(d);
         assert!(!lock(&watchdog().pending).contains_key(&key));

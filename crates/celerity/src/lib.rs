@@ -76,6 +76,7 @@ mod env;
 pub mod host_fn;
 mod json;
 pub mod kubernetes;
+mod native;
 mod native_cache;
 mod program;
 mod rust_values;

@@ -18,7 +18,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use cel_jit::{JitOptions, JitProgram};
+use crate::native::{JitOptions, JitProgram};
 use indexmap::{Equivalent, IndexMap};
 
 /// The longest expression text the cache keeps (keys are held in full, so that a hit is

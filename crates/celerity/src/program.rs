@@ -3,13 +3,12 @@
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
 
 use cel_interp::{Evaluation, Plan, PlanEnv};
-use cel_jit::{JitError, JitOptions, JitProgram};
 use cel_runtime::{Activation, Error, Value};
 use cel_syntax::Diagnostic;
 
+use crate::native::{self, JitError, JitOptions, JitProgram};
 use crate::native_cache::{CacheKey, Cached, KeyRef, NativeCache};
 use crate::tiering::{AutoJit, CompileSettings, DeclineReason, NativeStatus};
 use crate::{Ast, Issues};
@@ -188,7 +187,7 @@ fn compile_now(
     tiering: &CompileSettings,
     cache: CacheSlot,
 ) -> Result<Engine, Issues> {
-    let started = Instant::now();
+    let started = std::time::Instant::now();
     let compiled = JitProgram::compile(checked, env, plan, options).map(Arc::new);
     if let Some((cache, key)) = cache {
         match &compiled {
@@ -238,6 +237,13 @@ impl Program {
         tiering: &CompileSettings,
         cache: Option<&Arc<NativeCache>>,
     ) -> Result<Program, Issues> {
+        #[cfg_attr(
+            not(feature = "jit"),
+            allow(
+                clippy::needless_update,
+                reason = "the stand-in for cel-jit's options has only the fields set here"
+            )
+        )]
         let jit_options = JitOptions {
             keep_clif: options.keep_code_text,
             track_cost: options.track_cost,
@@ -247,6 +253,23 @@ impl Program {
             ..JitOptions::default()
         };
         let native_wanted = ast.checked.is_some() && options.backend != Backend::Interpreter;
+        if let Some(checked) = ast
+            .checked
+            .as_ref()
+            .filter(|_| native_wanted && !native::AVAILABLE)
+        {
+            // This build has no compiler: the interpreter runs the program, with the same
+            // answers, and nothing is ever submitted or timed.
+            let plan = Plan::checked(checked, env);
+            return Ok(Program {
+                plan: Arc::new(plan.map_err(|e| issues_of(ast, e))?),
+                engine: Engine::Interpreter {
+                    declined: Some(DeclineReason::NoNativeCode),
+                },
+                cost_limit,
+                track_cost: options.track_cost,
+            });
+        }
         let cache = cache
             .filter(|_| native_wanted)
             .and_then(|cache| Some((cache, KeyRef::new(ast.source.text(), jit_options)?)));
@@ -576,8 +599,49 @@ mod tests {
         assert_send_sync::<Program>();
     }
 
+    /// Without the `jit` feature every backend interprets, with the interpreter's values,
+    /// errors and costs, and says why there is no native code.
+    #[cfg(not(feature = "jit"))]
+    #[test]
+    fn without_native_code_every_backend_interprets() {
+        use crate::{Env, MapActivation, Type};
+        let env = Env::builder().variable("x", Type::Int).build();
+        let vars = MapActivation::new().with("x", 4i64);
+        let run = |expr: &str, backend: Backend| {
+            let options = ProgramOptions::default().backend(backend);
+            let program = env
+                .program_with(&env.compile(expr).unwrap(), options)
+                .unwrap();
+            let status = program.native_status();
+            let mut outcomes = Vec::new();
+            // Past the evaluations after which `Auto` would compile.
+            for _ in 0..=Backend::AUTO_JIT_AFTER {
+                let (result, details) = program.eval_details(&vars);
+                outcomes.push((result.map_err(|e| e.to_string()), details.actual_cost));
+                assert_eq!(details.backend, Backend::Interpreter);
+            }
+            assert_eq!(program.backend(), Backend::Interpreter);
+            (status, outcomes)
+        };
+        for expr in ["[1, 2, x].map(y, y * x).filter(y, y > 4)", "x / (x - 4)"] {
+            let (status, interpreted) = run(expr, Backend::Interpreter);
+            assert_eq!(status, NativeStatus::Interpreted);
+            for backend in [Backend::Jit, Backend::Auto] {
+                let (status, outcomes) = run(expr, backend);
+                assert_eq!(
+                    status,
+                    NativeStatus::Declined {
+                        reason: DeclineReason::NoNativeCode
+                    }
+                );
+                assert_eq!(outcomes, interpreted, "{expr} on {backend:?}");
+            }
+        }
+    }
+
     /// A constant program is evaluated once when it is made and gets no native code (which
     /// would never run); one that reads a variable, or is made for its code's text, does.
+    #[cfg(feature = "jit")]
     #[test]
     fn constant_programs_make_no_native_code() {
         use crate::{Env, MapActivation, Type};

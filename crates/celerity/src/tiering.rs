@@ -17,9 +17,9 @@ use std::time::{Duration, Instant};
 
 use cel_checker::CheckedAst;
 use cel_interp::{Plan, PlanEnv};
-use cel_jit::{JitError, JitOptions, JitProgram};
 
 use crate::Backend;
+use crate::native::{JitError, JitOptions, JitProgram};
 use crate::native_cache::Cached;
 use crate::program::CacheSlot;
 
@@ -67,6 +67,9 @@ pub enum DeclineReason {
         /// Its number of nodes.
         nodes: usize,
     },
+    /// This build has no native code (`celerity` without its `jit` feature, as for
+    /// WebAssembly): the interpreter runs every program, with the same answers.
+    NoNativeCode,
 }
 
 impl std::fmt::Display for DeclineReason {
@@ -80,6 +83,7 @@ impl std::fmt::Display for DeclineReason {
                 "the expression has {nodes} nodes, more than {} are not compiled",
                 Backend::AUTO_MAX_NODES
             ),
+            DeclineReason::NoNativeCode => f.write_str("this build has no native code"),
         }
     }
 }

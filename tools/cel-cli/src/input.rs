@@ -204,10 +204,18 @@ pub fn read_raw_documents(paths: &[String]) -> Result<Vec<RawDocument>, String> 
     reason = "the fuzz targets and tests read documents from text"
 )]
 pub fn parse_documents(text: &str) -> Vec<Result<Json, String>> {
+    text_documents(text).into_iter().map(|d| d.value).collect()
+}
+
+/// The documents of a text, read as a file is, with the keys each repeats.
+#[allow(
+    dead_code,
+    reason = "the fuzz targets and tests read documents from text"
+)]
+pub fn text_documents(text: &str) -> Vec<Document> {
     let file: Arc<str> = Arc::from("-");
     FileDocuments::new(file, Box::new(Cursor::new(text.as_bytes().to_vec())))
         .filter_map(RawDocument::parse)
-        .map(|d| d.value)
         .collect()
 }
 

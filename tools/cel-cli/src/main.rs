@@ -13,6 +13,7 @@
 //! cel functions --profile kubernetes=1.34 quantity
 //! cel validate --crd examples/crd/widgets.yaml examples/crd/manifests/
 //! cel admit --policy examples/admission/policies.yaml examples/admission/manifests/
+//! cel playground                         # the playground, on 127.0.0.1
 //! ```
 //!
 //! `--profile kubernetes[=VERSION]` compiles and evaluates as the API server of that
@@ -42,6 +43,7 @@ mod functions;
 mod input;
 mod output;
 mod places;
+mod playground;
 mod validate;
 mod watchdog;
 
@@ -88,6 +90,9 @@ enum Command {
     /// gives a token with these claims, or its error. Signatures are not checked: it
     /// answers from the decoded claims.
     Authn(authn::AuthnArgs),
+    /// Serve the playground (expression, CRD and admission modes, evaluated in the browser
+    /// by Celerity compiled to WebAssembly) on 127.0.0.1.
+    Playground(playground::PlaygroundArgs),
 }
 
 /// How results are printed.
@@ -117,5 +122,6 @@ fn main() -> ExitCode {
         Command::Admit(args) => admit::run(&args),
         Command::CheckPolicy(args) => check_policy::run(&args),
         Command::Authn(args) => authn::run(&args),
+        Command::Playground(args) => playground::run(&args),
     }
 }

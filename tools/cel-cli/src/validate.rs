@@ -683,6 +683,12 @@ impl Verdict {
                 };
                 m.insert("errors".into(), Json::Array(errors));
                 m.insert("warnings".into(), json!(a.warnings));
+                // What the rules took from the per-object budget.
+                let budget = celerity_kubernetes::crd::RUNTIME_COST_BUDGET;
+                m.insert(
+                    "runtime_cost".into(),
+                    json!(budget.saturating_sub(a.remaining_budget)),
+                );
                 let status = status_json(a, &self.kind, &self.group).unwrap_or_else(|| {
                     json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
                         "status": "Success", "code": if self.update { 200 } else { 201 }})

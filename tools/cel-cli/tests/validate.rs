@@ -129,6 +129,8 @@ fn json_output_has_one_object_per_manifest() {
     assert_eq!(lines[5]["valid"], true);
     assert_eq!(lines[5]["errors"], serde_json::json!([]));
     assert_eq!(lines[5]["status"]["status"], "Success");
+    // What the rules cost, out of the per-object budget (the default release, 1.36: its cel-go's costs).
+    assert_eq!(lines[0]["runtime_cost"], 150);
 }
 
 #[test]

@@ -41,6 +41,10 @@ pub struct CrdOptions {
     /// [`super::set::DefinitionCache`]); without them a CRD the API server would refuse is
     /// used as if it had been accepted, and [`CompiledCrd::total_costs`] are zero.
     pub check_definition: bool,
+    /// Whether the rules that validate objects also carry their static cost estimates
+    /// ([`super::CompiledRule::max_cost`]), for a host that shows them (the playground). Off
+    /// by default: only the definition checks need estimates.
+    pub estimate_rule_costs: bool,
 }
 
 impl Default for CrdOptions {
@@ -52,6 +56,7 @@ impl Default for CrdOptions {
             per_call_limit: 1_000_000,
             compile: CompileSettings::default(),
             check_definition: true,
+            estimate_rule_costs: false,
         }
     }
 }
@@ -63,6 +68,7 @@ celerity::option_setters!(CrdOptions {
     per_call_limit: u64,
     compile: CompileSettings,
     check_definition: bool,
+    estimate_rule_costs: bool,
 });
 
 /// Why a CRD is not accepted, as the API server words it.
@@ -311,8 +317,8 @@ impl CompiledCrd {
                     options.backend
                 },
                 compile: options.compile.clone(),
-                // Only the CRD checks need estimates.
-                estimate_costs: checks,
+                // Only the CRD checks need estimates, unless the host shows them.
+                estimate_costs: checks || options.estimate_rule_costs,
             }
         };
         // Versions with the same schema (most CRDs serve several versions of one schema)
