@@ -375,8 +375,11 @@ mod tests {
         assert!(verdicts.contains(&"passed"), "{r}");
         assert!(r["validation"]["runtime_cost"].as_i64().unwrap() > 0);
         // Every rule shows its static estimate (the object's rules carry them on request).
-        let estimates = r["rules"].as_array().unwrap().iter();
-        assert!(estimates.clone().all(|r| r["estimated_cost"].as_u64() > Some(0)), "{r}");
+        let rules = r["rules"].as_array().unwrap();
+        assert!(
+            rules.iter().all(|x| x["estimated_cost"].as_u64() > Some(0)),
+            "{r}"
+        );
     }
 
     /// Strict field validation refuses unknown and repeated fields before any rule runs,
