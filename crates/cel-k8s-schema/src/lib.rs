@@ -6,7 +6,8 @@
 //! * [`field`]: field errors and paths, printed exactly as the API server prints them.
 //! * [`openapi`]: OpenAPI value validation of custom resources, with ratcheting on update;
 //!   [`strfmt`] checks `format` as Go does (`pattern` is Go's dialect through
-//!   `cel_runtime::regex`), [`gojson`] types and prints JSON as Go does.
+//!   `cel_runtime::regex`), [`gojson`] types and prints JSON as Go does, [`godecode`] says
+//!   what Go's decoder says of a body that does not fit a built-in kind's Go type.
 //! * [`listtype`]: duplicates in `x-kubernetes-list-type` set and map lists.
 //! * [`objectmeta`]: metadata of embedded resources and of the custom resource itself;
 //!   [`names`] holds Kubernetes' name and label syntax checks.
@@ -36,6 +37,7 @@ pub mod escape;
 pub mod field;
 pub mod fieldpath;
 pub mod formats;
+pub mod godecode;
 pub mod gojson;
 pub mod listtype;
 pub mod names;

@@ -15,6 +15,7 @@
 use serde_json::{Map, Value};
 
 use crate::field::{BadValue, ErrorType, FieldError, Path};
+use crate::godecode::{self, json_kind, not_a_string_error};
 use crate::gojson::{GoNumber, type_name};
 use crate::names::{self, NameCheck};
 use crate::schema::Schema;
@@ -657,10 +658,7 @@ fn decode_meta(raw: &Value) -> Result<ObjectMeta, String> {
             },
             // metav1.Time decodes itself and fails at once.
             "creationTimestamp" | "deletionTimestamp" if !v.is_string() => {
-                return Err(format!(
-                    "json: cannot unmarshal {} into Go value of type string",
-                    json_kind(v)
-                ));
+                return Err(not_a_string_error(v));
             }
             "labels" | "annotations" => match string_map(key, v) {
                 Ok(pairs) if key == "labels" => meta.labels = pairs,
@@ -786,25 +784,14 @@ fn as_int64(v: &Value) -> Option<i64> {
     }
 }
 
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 /// Go's `UnmarshalTypeError` text for a struct field.
 fn struct_field_error(strukt: &str, field: &str, v: &Value, go_type: &str) -> String {
-    let kind = match v {
+    let value = match v {
         // Go names a number that does not fit an integer by its text.
         Value::Number(n) if go_type == "int64" => format!("number {n}"),
         other => json_kind(other).to_string(),
     };
-    format!("json: cannot unmarshal {kind} into Go struct field {strukt}.{field} of type {go_type}")
+    godecode::struct_field_error(strukt, field, &value, go_type)
 }
 
 #[cfg(test)]

@@ -24,10 +24,12 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use cel_k8s_schema::godecode::GoType;
 use cel_k8s_schema::names::{self, NameCheck};
 use serde::Deserialize;
 use serde_json::{Map, Value as Json, json};
 
+mod go_type;
 pub mod server_object;
 
 mod data {
@@ -186,6 +188,15 @@ pub fn typed_schema(minor: u32, kind: &BuiltinKind) -> Result<Json, String> {
     inliner.definition(&kind.definition)
 }
 
+/// The Go type objects of a built-in kind of Kubernetes `1.<minor>` are decoded into, as its
+/// published schema describes it: what the API server's
+/// decoder refuses before anything else ([`GoType::decode_error`]).
+pub fn go_type(minor: u32, kind: &BuiltinKind) -> Result<GoType, String> {
+    let index =
+        index(minor).ok_or_else(|| format!("no built-in schemas for Kubernetes 1.{minor}"))?;
+    go_type::GoTypeBuilder::new(Definitions::Shipped(index)).definition(&kind.definition)
+}
+
 /// Schemas a user gave (`cel validate --schemas DIR`): OpenAPI v3 documents as the API
 /// server serves them (`kubectl get --raw /openapi/v3/apis/<group>/<version>`), for kinds
 /// the shipped data lacks or describes differently (a cluster's aggregated APIs, a newer
@@ -320,6 +331,12 @@ impl UserSchemas {
     /// As [`structural_schema`], from these documents.
     pub fn structural_schema(&self, kind: &BuiltinKind) -> Result<Json, String> {
         self.typed_schema(kind).map(metadata_left_to_checks)
+    }
+
+    /// As [`go_type()`], from these documents.
+    pub fn go_type(&self, kind: &BuiltinKind) -> Result<GoType, String> {
+        go_type::GoTypeBuilder::new(Definitions::User(&self.definitions))
+            .definition(&kind.definition)
     }
 
     /// As [`typed_schema`], from these documents.
@@ -580,11 +597,58 @@ mod tests {
                     let schema = structural_schema(minor, &found)
                         .unwrap_or_else(|e| panic!("1.{minor} {gv} {k}: {e}"));
                     assert_eq!(schema["type"], "object", "1.{minor} {gv} {k}");
+                    let go = go_type(minor, &found)
+                        .unwrap_or_else(|e| panic!("1.{minor} {gv} {k}: {e}"));
+                    assert!(
+                        matches!(go, GoType::Struct(_)),
+                        "1.{minor} {gv} {k}: {go:?}"
+                    );
                     kinds += 1;
                 }
             }
         }
         assert!(kinds > 13 * 50, "only {kinds} kinds");
+    }
+
+    #[test]
+    fn the_go_type_names_structs_by_their_definitions() {
+        let deployment = kind(36, "apps/v1", "Deployment").unwrap();
+        let go = go_type(36, &deployment).unwrap();
+        assert_eq!(go.go_name(), "v1.Deployment");
+        let wrong = |o: Json| go.decode_error(&o);
+        assert_eq!(
+            wrong(json!({"spec": {"replicas": "3"}})).as_deref(),
+            Some(
+                "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"
+            )
+        );
+        assert_eq!(
+            wrong(json!({"spec": {"template": {"spec": {"containers": [{"ports": [{"containerPort": true}]}]}}}})).as_deref(),
+            Some(
+                "json: cannot unmarshal bool into Go struct field ContainerPort.spec.template.spec.containers.ports.containerPort of type int32"
+            )
+        );
+        assert_eq!(
+            wrong(json!({"spec": {"strategy": []}})).as_deref(),
+            Some(
+                "json: cannot unmarshal array into Go struct field DeploymentSpec.spec.strategy of type v1.DeploymentStrategy"
+            )
+        );
+        // Types that decode themselves: int-or-string, quantities, times as strings.
+        let fine = json!({
+            "metadata": {"creationTimestamp": "2024-01-01T00:00:00Z", "labels": {"a": "b"}},
+            "spec": {"strategy": {"rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 1}},
+                "template": {"spec": {"containers": [{"name": "c",
+                    "resources": {"limits": {"cpu": 1, "memory": "1Gi"}}}]}}}
+        });
+        assert_eq!(wrong(fine), None);
+        let secret = kind(36, "v1", "Secret").unwrap();
+        let go = go_type(36, &secret).unwrap();
+        assert_eq!(go.decode_error(&json!({"data": {"k": "aGk="}})), None);
+        assert_eq!(
+            go.decode_error(&json!({"data": {"k": 1}})).as_deref(),
+            Some("json: cannot unmarshal number into Go struct field Secret.data of type []uint8")
+        );
     }
 
     #[test]

@@ -513,7 +513,8 @@ fn object_text(doc: &Document, a: &Admitted) -> String {
         format!("denied ({} {})", r.status.code, r.status.reason)
     };
     let mut s = format!("{at}: {} {verdict}\n", describe(req));
-    if r.matched.is_empty() {
+    // A body refused before admission (400) met no policy at all.
+    if r.matched.is_empty() && r.status.code != 400 {
         s.push_str("  no policy matched\n");
     }
     for m in &r.matched {

@@ -6,7 +6,7 @@
 mod support;
 
 use serde_json::Value as Json;
-use support::{cel, stderr, stdout};
+use support::{cel, cel_stdin, stderr, stdout};
 
 const POLICIES: &str = "examples/admission/defaults/policies.yaml";
 const MANIFESTS: &str = "examples/admission/defaults/manifests.yaml";
@@ -151,4 +151,35 @@ fn old_objects_are_built_the_same_way_on_update_and_delete() {
             .contains_key("rules")
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_value_of_the_wrong_go_type_is_refused_before_admission() {
+    let policy = serde_json::json!({"apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicy", "metadata": {"name": "p"},
+        "spec": {"validations": [{"expression": "true"}]}});
+    let binding = serde_json::json!({"apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicyBinding", "metadata": {"name": "b"},
+        "spec": {"policyName": "p", "validationActions": ["Deny"]}});
+    let line = |replicas: Json| {
+        serde_json::json!({"policies": [policy], "bindings": [binding], "object": {
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "d", "namespace": "ns"}, "spec": {"replicas": replicas}}})
+        .to_string()
+    };
+    let input = format!("{}\n{}\n", line(Json::from("3")), line(Json::from(3)));
+    let o = cel_stdin(&["admit", "--batch", "-"], &input);
+    let lines: Vec<Json> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", stderr(&o));
+    // Never admitted with a guessed value: the decoder's 400, and no policy ran.
+    assert_eq!(lines[0]["allowed"], false);
+    assert_eq!(
+        lines[0]["status"],
+        serde_json::json!({"code": 400, "reason": "BadRequest", "message":
+            "Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"})
+    );
+    assert_eq!(lines[1]["allowed"], true, "{}", lines[1]);
 }

@@ -21,7 +21,7 @@ use super::policy::{
     Binding, FailurePolicy, MUTATING_BINDING, MUTATING_POLICY, MatchResources, ParamKind, Policy,
     PolicyKind, VALIDATING_BINDING, VALIDATING_POLICY, read_binding, read_policy,
 };
-use super::request::{Gvk, Gvr, Request, builtin_kind};
+use super::request::{Gvk, Gvr, Operation, Request, builtin_kind};
 use super::validating::{AnnotationResult, CompiledPolicy, Decision, match_conditions, validate};
 use crate::builtin::server_object::server_object;
 use celerity::{Backend, Deadline, Value};
@@ -122,6 +122,20 @@ pub struct Response {
 }
 
 impl Response {
+    /// A request refused before admission (`400 BadRequest`): a body the API server cannot
+    /// decode.
+    pub fn bad_request(message: String) -> Response {
+        Response {
+            allowed: false,
+            status: Status {
+                code: 400,
+                reason: "BadRequest".into(),
+                message,
+            },
+            ..Response::default()
+        }
+    }
+
     /// The answer to a request stopped at its time limit: refused, as the API server
     /// answers a request whose handler ran out of time (`504 Timeout`).
     pub fn timed_out(limit: Duration) -> Response {
@@ -365,12 +379,27 @@ impl PolicySet {
         response
     }
 
+    /// The API server decodes a create's or an update's body into a built-in kind's Go type
+    /// before admission: a value of the wrong type is refused there (`400`), and no policy
+    /// runs ([`crate::crd::CrdSet::decode_refusal`]; needs [`PolicyInputs::schemas`]).
+    fn decode_refusal(&self, request: &Request) -> Option<String> {
+        if request.operation == Operation::Delete {
+            return None;
+        }
+        self.schemas
+            .as_ref()?
+            .decode_refusal(request.object.as_ref()?)
+    }
+
     fn admit_until(
         &self,
         request: &Request,
         authorizer: Option<Arc<dyn Authorizer>>,
         deadline: &Deadline,
     ) -> Response {
+        if let Some(message) = self.decode_refusal(request) {
+            return Response::bad_request(message);
+        }
         let authz: Arc<dyn Authorizer> =
             authorizer.unwrap_or_else(|| self.allow_all.clone() as Arc<dyn Authorizer>);
         let mut response = Response {

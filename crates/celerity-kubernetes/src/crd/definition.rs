@@ -7,6 +7,7 @@ use std::sync::Arc;
 use cel_k8s::{ExpressionKind, KubeVersion};
 use cel_k8s_schema::defaulting::Defaulter;
 use cel_k8s_schema::field::{BadValue, ErrorType, FieldError, Path};
+use cel_k8s_schema::godecode::GoType;
 use cel_k8s_schema::names::{self, NameCheck};
 use cel_k8s_schema::pruning::unknown_field_warning;
 use cel_k8s_schema::structural::SchemaCheckOptions;
@@ -187,6 +188,9 @@ pub struct CompiledCrd {
     /// The rule `metadata.name` follows (DNS-1123 subdomains for custom resources; a
     /// built-in kind's own rule, see [`crate::builtin::name_check`]).
     pub(crate) name_check: NameCheck,
+    /// A built-in kind's Go type, which the API server decodes requests into before anything
+    /// else (custom resources are decoded as unstructured JSON).
+    pub(crate) decoded_as: Option<Arc<GoType>>,
 }
 
 /// The result of validating one object.
@@ -418,6 +422,7 @@ impl CompiledCrd {
                 versions,
                 total_costs,
                 name_check: names::name_is_dns_subdomain,
+                decoded_as: None,
             })
         } else {
             Err(fail(errors))
@@ -436,6 +441,7 @@ impl CompiledCrd {
         CompiledCrd::of_kind(
             kind,
             crate::builtin::structural_schema(minor, kind),
+            crate::builtin::go_type(minor, kind),
             options,
         )
     }
@@ -447,13 +453,20 @@ impl CompiledCrd {
         schemas: &crate::builtin::UserSchemas,
         options: &CrdOptions,
     ) -> Result<CompiledCrd, CrdError> {
-        CompiledCrd::of_kind(kind, schemas.structural_schema(kind), options)
+        CompiledCrd::of_kind(
+            kind,
+            schemas.structural_schema(kind),
+            schemas.go_type(kind),
+            options,
+        )
     }
 
-    /// A built-in kind (shipped or the user's) of structural schema `json`.
+    /// A built-in kind (shipped or the user's) of structural schema `json` and Go type
+    /// `go_type`.
     fn of_kind(
         kind: &crate::builtin::BuiltinKind,
         json: Result<Json, String>,
+        go_type: Result<GoType, String>,
         options: &CrdOptions,
     ) -> Result<CompiledCrd, CrdError> {
         let name = format!("{}.{}", kind.resource, kind.group);
@@ -465,7 +478,8 @@ impl CompiledCrd {
                 message,
             )],
         };
-        let json = json.map_err(fail)?;
+        let json = json.map_err(&fail)?;
+        let go_type = go_type.map_err(fail)?;
         let schema =
             Schema::from_json(&json, &Path::new("openAPIV3Schema")).map_err(|errors| CrdError {
                 name: name.clone(),
@@ -495,6 +509,7 @@ impl CompiledCrd {
             }],
             total_costs: vec![TotalCost::default()],
             name_check: crate::builtin::name_check(&kind.group, &kind.kind),
+            decoded_as: Some(Arc::new(go_type)),
         })
     }
 

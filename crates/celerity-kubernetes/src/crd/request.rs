@@ -273,6 +273,27 @@ impl CompiledCrd {
         }
     }
 
+    /// The message of the `400` the API server answers a body it cannot decode
+    /// (`transformDecodeError`, k8s.io/apiserver pkg/endpoints/handlers/rest.go).
+    fn cannot_be_handled(&self, version: &str, error: &str) -> String {
+        let kind = &self.kind;
+        format!("{kind} in version {version:?} cannot be handled as a {kind}: {error}")
+    }
+
+    /// For a built-in kind, whose requests are decoded into its Go type before anything else,
+    /// the message of the `400` a value of the wrong type gets (`cannot be handled as a
+    /// Deployment: json: cannot unmarshal string into Go struct field ...`); `None` when the
+    /// object decodes, and always for custom resources (decoded as unstructured JSON).
+    pub fn decode_refusal(&self, object: &Json) -> Option<String> {
+        let error = self.decoded_as.as_ref()?.decode_error(object)?;
+        let api_version = object
+            .get("apiVersion")
+            .and_then(Json::as_str)
+            .unwrap_or("");
+        let version = api_version.rsplit('/').next().unwrap_or(api_version);
+        Some(self.cannot_be_handled(version, &error))
+    }
+
     /// Decoding with the request's field validation: the `400` or the warnings.
     fn decode(
         &self,
@@ -282,13 +303,10 @@ impl CompiledCrd {
         options: &RequestOptions,
         warnings: &mut Vec<String>,
     ) -> Result<(), String> {
-        let kind = &self.kind;
-        let cannot = |e: &str| {
-            format!(
-                "{kind} in version {:?} cannot be handled as a {kind}: {e}",
-                version.name
-            )
-        };
+        let cannot = |e: &str| self.cannot_be_handled(&version.name, e);
+        if let Some(refusal) = self.decode_refusal(object) {
+            return Err(refusal);
+        }
         if let Some(e) = objectmeta::decode_error(object) {
             return Err(cannot(&e));
         }

@@ -222,6 +222,23 @@ impl CrdSet {
         )
     }
 
+    /// The `400` the API server answers an object of a built-in kind that does not decode
+    /// into the kind's Go type ([`CompiledCrd::decode_refusal`]); `None` when it decodes or
+    /// its kind is no built-in kind of the set.
+    pub fn decode_refusal(&self, object: &Json) -> Option<String> {
+        let text = |k: &str| object.get(k).and_then(Json::as_str).unwrap_or("");
+        let (api_version, kind) = (text("apiVersion"), text("kind"));
+        let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+        if self
+            .by_kind
+            .contains_key(&(group.to_string(), kind.to_string()))
+        {
+            return None;
+        }
+        let routed = self.route(api_version, kind)?;
+        routed.as_ref().as_ref().ok()?.decode_refusal(object)
+    }
+
     /// The kinds served as `resource` of `group`/`version` (a REST mapper's `KindsFor`): a
     /// CRD's, else the built-ins' when the set has them.
     pub fn kinds_for(&self, group: &str, version: &str, resource: &str) -> Vec<String> {

@@ -1,0 +1,368 @@
+//! What Go's JSON decoder says when a request's body does not fit the Go type it is decoded
+//! into: the API server's first step for a built-in kind, which refuses the request (400)
+//! before any validation.
+//!
+//! The decoder is Kubernetes' fork of `encoding/json` (sigs.k8s.io/json,
+//! `internal/golang/encoding/json/decode.go`). It walks the body in order (kubectl sends
+//! objects with their keys sorted), remembers the first `UnmarshalTypeError` and goes on,
+//! and names the error by the innermost struct holding the field and the JSON names of the
+//! fields that led there (no list indexes, no map keys):
+//! `json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`.
+//! A type that decodes itself and fails (`metav1.Time`) ends the decoding at once with its own
+//! error, whatever came before.
+//!
+//! A [`GoType`] is what this module knows of a Go type: built from a kind's published schema
+//! (by `celerity_kubernetes::builtin`), it knows structs, slices, maps and scalars. Named
+//! scalar, slice and map types (`v1.PullPolicy`, `v1.ResourceList`) are not in the published
+//! schemas: an error on one names its underlying type (`string`, `map[string]...`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::gojson::{self, GoNumber};
+
+/// A Go type, as far as decoding JSON into it goes.
+#[derive(Clone, Debug)]
+pub enum GoType {
+    /// A struct.
+    Struct(Arc<GoStruct>),
+    /// A slice of the element type (`[]v1.Container`).
+    Slice(Box<GoType>),
+    /// A map with string keys (`map[string]string`).
+    Map(Box<GoType>),
+    /// `[]byte`: a base64 string (its decoding is not checked).
+    Bytes,
+    /// A signed integer of this many bits (`0`: Go's `int`).
+    Int(u8),
+    /// A float of this many bits.
+    Float(u8),
+    /// `bool`.
+    Bool,
+    /// `string` (or a named type over it).
+    String,
+    /// `metav1.Time` and `metav1.MicroTime`, which decode themselves from a string and fail at
+    /// once on anything else.
+    Time,
+    /// A type that decodes itself in ways not modelled here (quantities, int-or-string, raw
+    /// JSON): any value passes.
+    Any,
+}
+
+/// A struct type: its name, its package's name and its fields by JSON name.
+#[derive(Debug)]
+pub struct GoStruct {
+    /// The type's name (`DeploymentSpec`).
+    pub name: String,
+    /// The Go package's name (`v1`).
+    pub package: String,
+    /// The fields, by the name their `json` tag gives.
+    pub fields: HashMap<String, GoType>,
+}
+
+impl GoType {
+    /// The type as Go's `reflect.Type.String()` writes it (`v1.PodSpec`, `[]string`, `int32`).
+    pub fn go_name(&self) -> String {
+        match self {
+            GoType::Struct(s) => format!("{}.{}", s.package, s.name),
+            GoType::Slice(elem) => format!("[]{}", elem.go_name()),
+            GoType::Map(elem) => format!("map[string]{}", elem.go_name()),
+            GoType::Bytes => "[]uint8".into(),
+            GoType::Int(0) => "int".into(),
+            GoType::Int(bits) => format!("int{bits}"),
+            GoType::Float(bits) => format!("float{bits}"),
+            GoType::Bool => "bool".into(),
+            GoType::String => "string".into(),
+            GoType::Time => "v1.Time".into(),
+            GoType::Any => "interface {}".into(),
+        }
+    }
+
+    /// The error decoding `value` into this type gives, or `None` when it decodes (unknown
+    /// fields are not this module's concern: strict decoding reports them after a type
+    /// error, if there is none).
+    pub fn decode_error(&self, value: &Value) -> Option<String> {
+        let mut decoder = Decoder::default();
+        match decoder.value(self, value) {
+            Err(fatal) => Some(fatal),
+            Ok(()) => decoder.first,
+        }
+    }
+}
+
+/// The kind of JSON value, as Go's errors name it.
+pub fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Go's `UnmarshalTypeError` text for a field of a struct (`field` is the path of JSON names
+/// from the decoded value's root), for a value named `value` (`string`, `number 1.5`).
+pub fn struct_field_error(strukt: &str, field: &str, value: &str, go_type: &str) -> String {
+    format!(
+        "json: cannot unmarshal {value} into Go struct field {strukt}.{field} of type {go_type}"
+    )
+}
+
+/// The error a type decoding itself gives when it wanted a string (`metav1.Time`): Go's
+/// `UnmarshalTypeError` without a struct, ending the decoding.
+pub fn not_a_string_error(v: &Value) -> String {
+    format!(
+        "json: cannot unmarshal {} into Go value of type string",
+        json_kind(v)
+    )
+}
+
+/// The decoder's error context and its first error.
+#[derive(Default)]
+struct Decoder<'a> {
+    /// The JSON names of the struct fields leading to the value being decoded.
+    fields: Vec<&'a str>,
+    /// The innermost struct holding such a field.
+    strukt: Option<&'a str>,
+    /// The first type error (decoding goes on after it).
+    first: Option<String>,
+}
+
+impl<'a> Decoder<'a> {
+    fn mismatch(&mut self, value: String, ty: &GoType) {
+        if self.first.is_some() {
+            return;
+        }
+        let go_type = ty.go_name();
+        self.first = Some(match self.strukt {
+            Some(strukt) => struct_field_error(strukt, &self.fields.join("."), &value, &go_type),
+            None => format!("json: cannot unmarshal {value} into Go value of type {go_type}"),
+        });
+    }
+
+    /// Decodes `v` into `ty`; `Err` is an error that ends the decoding.
+    fn value(&mut self, ty: &'a GoType, v: &'a Value) -> Result<(), String> {
+        // `null` leaves any Go value as it is; types that decode themselves accept it too.
+        if v.is_null() {
+            return Ok(());
+        }
+        match (ty, v) {
+            (GoType::Any, _)
+            | (GoType::Bool, Value::Bool(_))
+            | (GoType::String, Value::String(_))
+            | (GoType::Time, Value::String(_))
+            | (GoType::Bytes, Value::String(_) | Value::Array(_)) => Ok(()),
+            (GoType::Time, other) => Err(not_a_string_error(other)),
+            (GoType::Int(bits), Value::Number(n)) => {
+                let text = number_text(n);
+                if !int_fits(&text, *bits) {
+                    self.mismatch(format!("number {text}"), ty);
+                }
+                Ok(())
+            }
+            (GoType::Float(_), Value::Number(_)) => Ok(()),
+            (GoType::Struct(s), Value::Object(map)) => self.object(s, map),
+            (GoType::Slice(elem), Value::Array(items)) => {
+                for item in items {
+                    self.value(elem, item)?;
+                }
+                Ok(())
+            }
+            (GoType::Map(elem), Value::Object(map)) => {
+                for key in sorted_keys(map) {
+                    self.value(elem, &map[key])?;
+                }
+                Ok(())
+            }
+            (_, other) => {
+                self.mismatch(json_kind(other).to_string(), ty);
+                Ok(())
+            }
+        }
+    }
+
+    fn object(&mut self, s: &'a GoStruct, map: &'a Map<String, Value>) -> Result<(), String> {
+        let (depth, outer) = (self.fields.len(), self.strukt);
+        for key in sorted_keys(map) {
+            // Field names match exactly (Kubernetes decodes case-sensitively); unknown fields
+            // are strict decoding's.
+            let Some(field_type) = s.fields.get(key.as_str()) else {
+                continue;
+            };
+            self.fields.push(key);
+            self.strukt = Some(&s.name);
+            let result = self.value(field_type, &map[key]);
+            self.fields.truncate(depth);
+            self.strukt = outer;
+            result?;
+        }
+        Ok(())
+    }
+}
+
+/// The keys in the order kubectl sends them (sorted, as Go's encoder writes maps).
+fn sorted_keys(map: &Map<String, Value>) -> Vec<&String> {
+    let mut keys: Vec<&String> = map.keys().collect();
+    keys.sort_unstable();
+    keys
+}
+
+/// The number's text as the request carries it (Go's encoder writes `3.0` as `3`).
+fn number_text(n: &serde_json::Number) -> String {
+    let mut out = String::new();
+    gojson::write_number(&mut out, GoNumber::of(n));
+    out
+}
+
+/// Whether `strconv.ParseInt(text, 10, 64)` succeeds and the value fits `bits` (`0`: 64).
+fn int_fits(text: &str, bits: u8) -> bool {
+    match text.parse::<i64>() {
+        Ok(i) => match bits {
+            8 => i8::try_from(i).is_ok(),
+            16 => i16::try_from(i).is_ok(),
+            32 => i32::try_from(i).is_ok(),
+            _ => true,
+        },
+        Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn strukt(name: &str, fields: Vec<(&str, GoType)>) -> GoType {
+        GoType::Struct(Arc::new(GoStruct {
+            name: name.into(),
+            package: "v1".into(),
+            fields: fields
+                .into_iter()
+                .map(|(k, t)| (k.to_string(), t))
+                .collect(),
+        }))
+    }
+
+    fn deployment() -> GoType {
+        let container = strukt(
+            "Container",
+            vec![
+                ("args", GoType::Slice(Box::new(GoType::String))),
+                ("ports", {
+                    let port = strukt("ContainerPort", vec![("containerPort", GoType::Int(32))]);
+                    GoType::Slice(Box::new(port))
+                }),
+            ],
+        );
+        let pod_spec = strukt(
+            "PodSpec",
+            vec![("containers", GoType::Slice(Box::new(container)))],
+        );
+        let template = strukt("PodTemplateSpec", vec![("spec", pod_spec)]);
+        let spec = strukt(
+            "DeploymentSpec",
+            vec![
+                ("replicas", GoType::Int(32)),
+                ("paused", GoType::Bool),
+                ("template", template),
+            ],
+        );
+        let meta = strukt(
+            "ObjectMeta",
+            vec![
+                ("labels", GoType::Map(Box::new(GoType::String))),
+                ("creationTimestamp", GoType::Time),
+            ],
+        );
+        strukt(
+            "Deployment",
+            vec![
+                ("apiVersion", GoType::String),
+                ("metadata", meta),
+                ("spec", spec),
+            ],
+        )
+    }
+
+    #[test]
+    fn errors_name_the_innermost_struct_and_the_field_path() {
+        let d = deployment();
+        let cases = [
+            (
+                json!({"spec": {"replicas": "3"}}),
+                "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32",
+            ),
+            (
+                json!({"spec": {"replicas": 1.5}}),
+                "json: cannot unmarshal number 1.5 into Go struct field DeploymentSpec.spec.replicas of type int32",
+            ),
+            (
+                json!({"spec": {"replicas": 3_000_000_000_i64}}),
+                "json: cannot unmarshal number 3000000000 into Go struct field DeploymentSpec.spec.replicas of type int32",
+            ),
+            (
+                json!({"spec": "x"}),
+                "json: cannot unmarshal string into Go struct field Deployment.spec of type v1.DeploymentSpec",
+            ),
+            (
+                json!({"metadata": {"labels": {"a": "x", "b": 1}}}),
+                "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string",
+            ),
+            (
+                json!({"spec": {"template": {"spec": {"containers": [{"ports": [{"containerPort": "80"}]}]}}}}),
+                "json: cannot unmarshal string into Go struct field ContainerPort.spec.template.spec.containers.ports.containerPort of type int32",
+            ),
+            (
+                json!({"spec": {"template": {"spec": {"containers": {"name": "x"}}}}}),
+                "json: cannot unmarshal object into Go struct field PodSpec.spec.template.spec.containers of type []v1.Container",
+            ),
+            (
+                json!({"spec": {"template": {"spec": {"containers": [{"args": ["--port", 80]}]}}}}),
+                "json: cannot unmarshal number into Go struct field Container.spec.template.spec.containers.args of type string",
+            ),
+        ];
+        for (object, want) in cases {
+            assert_eq!(d.decode_error(&object).as_deref(), Some(want), "{object}");
+        }
+    }
+
+    #[test]
+    fn the_first_error_in_key_order_wins_and_a_time_ends_decoding() {
+        let d = deployment();
+        // `metadata` sorts before `spec`: its error is first.
+        let both = json!({"spec": {"paused": "yes"}, "metadata": {"labels": {"a": true}}});
+        assert_eq!(
+            d.decode_error(&both).as_deref(),
+            Some(
+                "json: cannot unmarshal bool into Go struct field ObjectMeta.metadata.labels of type string"
+            )
+        );
+        // A Time that is no string fails at once, even after an earlier type error.
+        let time = json!({"apiVersion": 1, "metadata": {"creationTimestamp": 5}});
+        assert_eq!(
+            d.decode_error(&time).as_deref(),
+            Some("json: cannot unmarshal number into Go value of type string")
+        );
+    }
+
+    #[test]
+    fn what_decodes_gives_no_error() {
+        let d = deployment();
+        let ok = json!({
+            "metadata": {"labels": {"a": "b"}, "creationTimestamp": null, "unknown": 1},
+            "spec": {"replicas": 3.0, "paused": null, "template": {"spec": {"containers": [
+                {"args": ["a"], "ports": [{"containerPort": 80}]}
+            ]}}},
+            "status": 5
+        });
+        assert_eq!(d.decode_error(&ok), None);
+        assert_eq!(d.decode_error(&Value::Null), None);
+        assert_eq!(
+            d.decode_error(&json!([])).as_deref(),
+            Some("json: cannot unmarshal array into Go value of type v1.Deployment")
+        );
+    }
+}
