@@ -91,6 +91,84 @@ impl GoType {
     }
 }
 
+impl GoType {
+    /// What a strict decoder (`DisallowUnknownFields`) says of `value` after decoding it, when
+    /// decoding succeeded: the paths of the fields no struct declares, in body order, as
+    /// sigs.k8s.io/json words them (`spec.containers[0].foo`, map keys as fields), at most
+    /// 100 (its limit).
+    pub fn unknown_fields(&self, value: &Value) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut path = String::new();
+        unknown_fields_in(self, value, &mut path, &mut out);
+        out
+    }
+
+    /// The error the API server's strict decoding gives `value`: a type error first, else
+    /// `strict decoding error: unknown field "..."` for every unknown field; `None` when it
+    /// decodes strictly.
+    pub fn strict_decode_error(&self, value: &Value) -> Option<String> {
+        if let Some(e) = self.decode_error(value) {
+            return Some(e);
+        }
+        let unknown = self.unknown_fields(value);
+        if unknown.is_empty() {
+            return None;
+        }
+        let listed: Vec<String> = unknown
+            .iter()
+            .map(|p| format!("unknown field {p:?}"))
+            .collect();
+        Some(format!("strict decoding error: {}", listed.join(", ")))
+    }
+}
+
+/// The most unknown fields a strict decoder reports.
+const MAX_STRICT_ERRORS: usize = 100;
+
+fn unknown_fields_in(ty: &GoType, v: &Value, path: &mut String, out: &mut Vec<String>) {
+    if out.len() >= MAX_STRICT_ERRORS {
+        return;
+    }
+    let len = path.len();
+    match (ty, v) {
+        (GoType::Struct(s), Value::Object(map)) => {
+            for key in sorted_keys(map) {
+                push_key(path, key);
+                match s.fields.get(key.as_str()) {
+                    Some(field) => unknown_fields_in(field, &map[key], path, out),
+                    None if out.len() < MAX_STRICT_ERRORS => out.push(path.clone()),
+                    None => {}
+                }
+                path.truncate(len);
+            }
+        }
+        (GoType::Map(elem), Value::Object(map)) => {
+            for key in sorted_keys(map) {
+                push_key(path, key);
+                unknown_fields_in(elem, &map[key], path, out);
+                path.truncate(len);
+            }
+        }
+        (GoType::Slice(elem), Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                path.push('[');
+                path.push_str(&i.to_string());
+                path.push(']');
+                unknown_fields_in(elem, item, path, out);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn push_key(path: &mut String, key: &str) {
+    if !path.is_empty() {
+        path.push('.');
+    }
+    path.push_str(key);
+}
+
 /// The kind of JSON value, as Go's errors name it.
 pub fn json_kind(v: &Value) -> &'static str {
     match v {
@@ -346,6 +424,34 @@ mod tests {
             d.decode_error(&time).as_deref(),
             Some("json: cannot unmarshal number into Go value of type string")
         );
+    }
+
+    #[test]
+    fn strict_decoding_lists_unknown_fields_after_type_errors() {
+        let d = deployment();
+        let unknown = json!({"spec": {"template": {"spec": {"containers": [
+            {"args": ["a"]}, {"argz": ["b"], "ports": [{"containerPort": 1, "hostPortt": 2}]}
+        ]}}, "replicaz": 1}, "metadata": {"labels": {"a": "b"}, "nam": "x"}});
+        assert_eq!(
+            d.strict_decode_error(&unknown).as_deref(),
+            Some(
+                "strict decoding error: unknown field \"metadata.nam\", unknown field \"spec.replicaz\", unknown field \"spec.template.spec.containers[1].argz\", unknown field \"spec.template.spec.containers[1].ports[0].hostPortt\""
+            )
+        );
+        // A type error is reported instead of the unknown fields.
+        let both = json!({"spec": {"replicas": "1", "replicaz": 1}});
+        assert_eq!(
+            d.strict_decode_error(&both).as_deref(),
+            Some(
+                "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"
+            )
+        );
+        assert_eq!(
+            d.strict_decode_error(&json!({"spec": {"replicas": 1}})),
+            None
+        );
+        let many: Map<String, Value> = (0..150).map(|i| (format!("f{i:03}"), json!(1))).collect();
+        assert_eq!(d.unknown_fields(&Value::Object(many)).len(), 100);
     }
 
     #[test]

@@ -276,6 +276,12 @@ impl PolicySet {
         }
     }
 
+    /// What strict decoding into `object`'s built-in kind says of it, when the set was
+    /// given schemas ([`crate::crd::CrdSet::strict_decode_error`]).
+    pub(crate) fn strict_decode_error(&self, object: &Json) -> Option<String> {
+        self.schemas.as_ref()?.strict_decode_error(object)
+    }
+
     /// The schema of `object`'s kind, when the set was given schemas that serve it.
     pub(crate) fn schema_of(&self, object: &Json) -> Option<Arc<Schema>> {
         let schemas = self.schemas.as_ref()?;

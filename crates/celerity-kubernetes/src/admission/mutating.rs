@@ -166,7 +166,7 @@ pub(crate) fn dispatch(
     let mut reinvocable = Vec::new();
     let mut changed = false;
     for inv in &invocations {
-        changed |= run(set, inv, &mut request, view, &mut errors);
+        changed |= run(set, inv, &mut request, view, &mut errors)?;
         if matches!(
             inv.policy.policy.kind,
             PolicyKind::Mutating { reinvoke: true, .. }
@@ -178,7 +178,7 @@ pub(crate) fn dispatch(
     // after them (a later policy changed it).
     if changed {
         for inv in reinvocable {
-            run(set, inv, &mut request, view, &mut errors);
+            run(set, inv, &mut request, view, &mut errors)?;
         }
     }
     let mut failing = errors
@@ -268,25 +268,26 @@ fn invocations<'a>(
     out
 }
 
-/// Runs one invocation's mutations on the request's object; whether they changed it.
+/// Runs one invocation's mutations on the request's object; whether they changed it, or
+/// the status that ends the request whatever the failure policy.
 fn run(
     set: &PolicySet,
     inv: &Invocation<'_>,
     request: &mut Request,
     view: &mut View,
     errors: &mut Vec<PolicyError>,
-) -> bool {
+) -> Result<bool, Status> {
     let p = inv.policy;
     match set.match_conditions_of(p, &set.fixed_bindings(view, inv.param)) {
         Ok(true) => {}
-        Ok(false) => return false,
+        Ok(false) => return Ok(false),
         Err(e) => {
             errors.push(policy_error(p, Some(inv.binding), e, "Invalid"));
-            return false;
+            return Ok(false);
         }
     }
     let PolicyKind::Mutating { mutations, .. } = &p.policy.kind else {
-        return false;
+        return Ok(false);
     };
     let mut changed = false;
     for ((m, compiled), mismatch) in mutations
@@ -317,6 +318,19 @@ fn run(
             None => Ok(o),
         }) {
             Ok(Some(o)) => {
+                // A JSON patch's result is decoded strictly into the kind's Go type; what
+                // does not decode is an internal error, returned as it is whatever the
+                // failure policy (k8s.io/apiserver pkg/admission/plugin/policy/mutating:
+                // patch/json_patch.go, dispatcher.go).
+                if matches!(m, Mutation::JsonPatch(_))
+                    && let Some(e) = set.strict_decode_error(&o)
+                {
+                    return Err(Status {
+                        code: 500,
+                        reason: "InternalError".into(),
+                        message: format!("Internal error occurred: {e}"),
+                    });
+                }
                 view.set_object(&o);
                 request.object = Some(o);
                 changed = true;
@@ -325,7 +339,7 @@ fn run(
             Err(e) => errors.push(policy_error(p, Some(inv.binding), e, "Invalid")),
         }
     }
-    changed
+    Ok(changed)
 }
 
 /// Applies one mutation to `object`: the new object, or `None` when it did not change.

@@ -294,6 +294,14 @@ impl CompiledCrd {
         Some(self.cannot_be_handled(version, &error))
     }
 
+    /// For a built-in kind, what strict decoding into its Go type says of `object` (a type
+    /// error, else its unknown fields: `strict decoding error: unknown field "spec.foo"`), as
+    /// the API server decodes the result of a mutating policy's JSON patch; `None` when it
+    /// decodes, and always for custom resources.
+    pub fn strict_decode_error(&self, object: &Json) -> Option<String> {
+        self.decoded_as.as_ref()?.strict_decode_error(object)
+    }
+
     /// Decoding with the request's field validation: the `400` or the warnings.
     fn decode(
         &self,

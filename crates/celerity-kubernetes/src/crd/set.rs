@@ -226,6 +226,20 @@ impl CrdSet {
     /// into the kind's Go type ([`CompiledCrd::decode_refusal`]); `None` when it decodes or
     /// its kind is no built-in kind of the set.
     pub fn decode_refusal(&self, object: &Json) -> Option<String> {
+        let routed = self.builtin_of(object)?;
+        routed.as_ref().as_ref().ok()?.decode_refusal(object)
+    }
+
+    /// What strict decoding into a built-in kind's Go type says of `object`
+    /// ([`CompiledCrd::strict_decode_error`]); `None` when it decodes or its kind is no
+    /// built-in kind of the set.
+    pub fn strict_decode_error(&self, object: &Json) -> Option<String> {
+        let routed = self.builtin_of(object)?;
+        routed.as_ref().as_ref().ok()?.strict_decode_error(object)
+    }
+
+    /// The compiled built-in kind `object` is of, when no CRD of the set serves its kind.
+    fn builtin_of(&self, object: &Json) -> Option<Arc<Result<CompiledCrd, CrdError>>> {
         let text = |k: &str| object.get(k).and_then(Json::as_str).unwrap_or("");
         let (api_version, kind) = (text("apiVersion"), text("kind"));
         let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
@@ -235,8 +249,7 @@ impl CrdSet {
         {
             return None;
         }
-        let routed = self.route(api_version, kind)?;
-        routed.as_ref().as_ref().ok()?.decode_refusal(object)
+        self.route(api_version, kind)
     }
 
     /// The kinds served as `resource` of `group`/`version` (a REST mapper's `KindsFor`): a
