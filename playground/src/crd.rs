@@ -115,14 +115,8 @@ fn validate(
     old: Option<&Json>,
     server_minor: u32,
 ) -> Json {
-    let field = |k: &str| {
-        object
-            .get(k)
-            .and_then(Json::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
-    let (api_version, kind) = (field("apiVersion"), field("kind"));
+    let (api_version, kind) = celerity_kubernetes::type_meta(&object);
+    let (api_version, kind) = (api_version.to_string(), kind.to_string());
     if !crd.owns(&api_version, &kind) {
         return json!({
             "apiVersion": api_version, "kind": kind, "namespace": "", "name": "", "valid": null,

@@ -34,3 +34,12 @@ pub mod builtin;
 pub mod crd;
 pub mod places;
 pub mod yaml;
+
+use serde_json::Value as Json;
+
+/// An object's `apiVersion` and `kind`, each empty when missing or not a string: how every
+/// job finds the kind a manifest is of.
+pub fn type_meta(object: &Json) -> (&str, &str) {
+    let text = |k: &str| object.get(k).and_then(Json::as_str).unwrap_or("");
+    (text("apiVersion"), text("kind"))
+}

@@ -315,12 +315,11 @@ fn warn_unknown_kinds(objects: &[(Document, Result<Json, String>)], schemas: &Cr
     let mut seen = std::collections::BTreeSet::new();
     for (_, o) in objects {
         let Ok(o) = o else { continue };
-        let field = |k: &str| o.get(k).and_then(Json::as_str).unwrap_or("").to_string();
-        let (api_version, kind) = (field("apiVersion"), field("kind"));
+        let (api_version, kind) = celerity_kubernetes::type_meta(o);
         if !api_version.is_empty()
             && !kind.is_empty()
-            && schemas.resource_of(&api_version, &kind).is_none()
-            && seen.insert((api_version.clone(), kind.clone()))
+            && schemas.resource_of(api_version, kind).is_none()
+            && seen.insert((api_version, kind))
         {
             eprintln!(
                 "warning: no CustomResourceDefinition (--crd) or built-in schema serves {api_version}, Kind={kind}: its resource name is unknown, so only rules for all resources (\"*\") match it"

@@ -285,14 +285,8 @@ impl PolicySet {
     /// The schema of `object`'s kind, when the set was given schemas that serve it.
     pub(crate) fn schema_of(&self, object: &Json) -> Option<Arc<Schema>> {
         let schemas = self.schemas.as_ref()?;
-        let text = |k: &str| {
-            object
-                .get(k)
-                .and_then(Json::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        let key = (text("apiVersion"), text("kind"));
+        let (api_version, kind) = crate::type_meta(object);
+        let key = (api_version.to_string(), kind.to_string());
         let mut cache = self
             .schema_cache
             .lock()

@@ -543,8 +543,7 @@ pub fn server_object(minor: u32, object: &Json) -> Json {
     let Some(map) = out.as_object_mut() else {
         return out;
     };
-    let text = |k: &str| map.get(k).and_then(Json::as_str).unwrap_or("").to_string();
-    let (api_version, kind) = (text("apiVersion"), text("kind"));
+    let (api_version, kind) = crate::type_meta(object);
     let Some((_, _, rules)) = KINDS
         .iter()
         .find(|(v, k, _)| *v == api_version && *k == kind)
@@ -559,7 +558,7 @@ pub fn server_object(minor: u32, object: &Json) -> Json {
         map.insert("metadata".into(), Json::Object(meta));
     }
     apply(map, rules, minor, 0);
-    match (api_version.as_str(), kind.as_str()) {
+    match (api_version, kind) {
         ("batch/v1", "Job") => {
             if let Some(Json::Object(spec)) = map.get_mut("spec") {
                 job_defaults(spec, minor);

@@ -240,8 +240,7 @@ impl CrdSet {
 
     /// The compiled built-in kind `object` is of, when no CRD of the set serves its kind.
     fn builtin_of(&self, object: &Json) -> Option<Arc<Result<CompiledCrd, CrdError>>> {
-        let text = |k: &str| object.get(k).and_then(Json::as_str).unwrap_or("");
-        let (api_version, kind) = (text("apiVersion"), text("kind"));
+        let (api_version, kind) = crate::type_meta(object);
         let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
         if self
             .by_kind
