@@ -48,6 +48,9 @@ pub enum GoType {
     /// A type that decodes itself in ways not modelled here (quantities, int-or-string, raw
     /// JSON): any value passes.
     Any,
+    /// A named type over another (`type PullPolicy string` is `v1.PullPolicy`): decoded as
+    /// the type under it, named by its own name in errors.
+    Named(Arc<str>, Box<GoType>),
 }
 
 /// A struct type: its name, its package's name and its fields by JSON name.
@@ -76,6 +79,15 @@ impl GoType {
             GoType::String => "string".into(),
             GoType::Time => "v1.Time".into(),
             GoType::Any => "interface {}".into(),
+            GoType::Named(name, _) => name.to_string(),
+        }
+    }
+
+    /// The type under any names given to it.
+    fn underlying(&self) -> &GoType {
+        match self {
+            GoType::Named(_, inner) => inner.underlying(),
+            other => other,
         }
     }
 
@@ -130,7 +142,7 @@ fn unknown_fields_in(ty: &GoType, v: &Value, path: &mut String, out: &mut Vec<St
         return;
     }
     let len = path.len();
-    match (ty, v) {
+    match (ty.underlying(), v) {
         (GoType::Struct(s), Value::Object(map)) => {
             for key in sorted_keys(map) {
                 push_key(path, key);
@@ -214,6 +226,7 @@ impl<'a> Decoder<'a> {
         if self.first.is_some() {
             return;
         }
+        // Named by the outermost name (`v1.PullPolicy`, not `string`).
         let go_type = ty.go_name();
         self.first = Some(match self.strukt {
             Some(strukt) => struct_field_error(strukt, &self.fields.join("."), &value, &go_type),
@@ -227,6 +240,8 @@ impl<'a> Decoder<'a> {
         if v.is_null() {
             return Ok(());
         }
+        let named = ty;
+        let ty = ty.underlying();
         match (ty, v) {
             (GoType::Any, _)
             | (GoType::Bool, Value::Bool(_))
@@ -237,7 +252,7 @@ impl<'a> Decoder<'a> {
             (GoType::Int(bits), Value::Number(n)) => {
                 let text = number_text(n);
                 if !int_fits(&text, *bits) {
-                    self.mismatch(format!("number {text}"), ty);
+                    self.mismatch(format!("number {text}"), named);
                 }
                 Ok(())
             }
@@ -256,7 +271,7 @@ impl<'a> Decoder<'a> {
                 Ok(())
             }
             (_, other) => {
-                self.mismatch(json_kind(other).to_string(), ty);
+                self.mismatch(json_kind(other).to_string(), named);
                 Ok(())
             }
         }
@@ -452,6 +467,54 @@ mod tests {
         );
         let many: Map<String, Value> = (0..150).map(|i| (format!("f{i:03}"), json!(1))).collect();
         assert_eq!(d.unknown_fields(&Value::Object(many)).len(), 100);
+    }
+
+    #[test]
+    fn named_types_are_named_by_their_own_names() {
+        let named = |name: &str, t: GoType| GoType::Named(name.into(), Box::new(t));
+        let capability = named("v1.Capability", GoType::String);
+        let caps = strukt(
+            "Capabilities",
+            vec![(
+                "add",
+                named("[]v1.Capability", GoType::Slice(Box::new(capability))),
+            )],
+        );
+        let container = strukt(
+            "Container",
+            vec![
+                ("imagePullPolicy", named("v1.PullPolicy", GoType::String)),
+                ("capabilities", caps),
+            ],
+        );
+        assert_eq!(
+            container
+                .decode_error(&json!({"imagePullPolicy": true}))
+                .as_deref(),
+            Some(
+                "json: cannot unmarshal bool into Go struct field Container.imagePullPolicy of type v1.PullPolicy"
+            )
+        );
+        assert_eq!(
+            container
+                .decode_error(&json!({"capabilities": {"add": "NET_ADMIN"}}))
+                .as_deref(),
+            Some(
+                "json: cannot unmarshal string into Go struct field Capabilities.capabilities.add of type []v1.Capability"
+            )
+        );
+        assert_eq!(
+            container
+                .decode_error(&json!({"capabilities": {"add": [1]}}))
+                .as_deref(),
+            Some(
+                "json: cannot unmarshal number into Go struct field Capabilities.capabilities.add of type v1.Capability"
+            )
+        );
+        assert_eq!(
+            container.decode_error(&json!({"imagePullPolicy": "Always"})),
+            None
+        );
     }
 
     #[test]

@@ -642,6 +642,39 @@ mod tests {
                     "resources": {"limits": {"cpu": 1, "memory": "1Gi"}}}]}}}
         });
         assert_eq!(wrong(fine), None);
+        // Named types take their names from the table of k8s.io/api's types.
+        let pod = go_type(36, &kind(36, "v1", "Pod").unwrap()).unwrap();
+        let container = |c: Json| json!({"spec": {"containers": [c]}});
+        assert_eq!(
+            pod.decode_error(&container(json!({"imagePullPolicy": 1})))
+                .as_deref(),
+            Some(
+                "json: cannot unmarshal number into Go struct field Container.spec.containers.imagePullPolicy of type v1.PullPolicy"
+            )
+        );
+        assert_eq!(
+            pod.decode_error(&container(
+                json!({"securityContext": {"capabilities": {"drop": [true]}}})
+            ))
+            .as_deref(),
+            Some(
+                "json: cannot unmarshal bool into Go struct field Capabilities.spec.containers.securityContext.capabilities.drop of type v1.Capability"
+            )
+        );
+        assert_eq!(
+            pod.decode_error(&container(json!({"resources": {"limits": []}})))
+                .as_deref(),
+            Some(
+                "json: cannot unmarshal array into Go struct field ResourceRequirements.spec.containers.resources.limits of type v1.ResourceList"
+            )
+        );
+        assert_eq!(
+            pod.decode_error(&json!({"metadata": {"uid": 5}}))
+                .as_deref(),
+            Some(
+                "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.uid of type types.UID"
+            )
+        );
         let secret = kind(36, "v1", "Secret").unwrap();
         let go = go_type(36, &secret).unwrap();
         assert_eq!(go.decode_error(&json!({"data": {"k": "aGk="}})), None);

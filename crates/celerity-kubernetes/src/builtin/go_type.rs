@@ -5,11 +5,17 @@
 //! map. Types that decode themselves are what their definitions say they are:
 //! `metav1.Time`/`MicroTime` a time, quantities, int-or-string and raw JSON anything.
 //!
+//! Named scalar, slice and map types (`v1.PullPolicy`, `[]v1.Capability`, `v1.ResourceList`)
+//! are not in the schemas: their names come from `schemas/go-names.json`, which
+//! `tools/k8s-schemas/go_names.py` writes from the `types.go` files of k8s.io/api and
+//! k8s.io/apimachinery at v0.36.0 (one table for every release: these names do not change
+//! between releases; a field a release lacks is simply never looked up).
+//!
 //! The tree is bounded as the inlined schemas are: a definition that refers back to itself
 //! (JSONSchemaProps) is cut to any value, and the whole tree to [`super::MAX_SCHEMA_NODES`].
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use cel_k8s_schema::godecode::{GoStruct, GoType};
 use serde_json::Value as Json;
@@ -22,6 +28,27 @@ const TIMES: &[&str] = &[
     "io.k8s.apimachinery.pkg.apis.meta.v1.Time",
     "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime",
 ];
+
+/// Definition → JSON field → the Go name of the field's named type.
+type GoNames = HashMap<String, HashMap<String, String>>;
+
+/// The table of named field types (parsed once per process).
+fn go_names() -> &'static GoNames {
+    static NAMES: OnceLock<GoNames> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        // The table is ours and checked by the tests: a parse failure is a build bug.
+        serde_json::from_str(include_str!("../../schemas/go-names.json")).unwrap_or_default()
+    })
+}
+
+/// `ty` named `name` (`[]v1.Capability` names the slice and, `v1.Capability`, its elements).
+fn named(name: &str, ty: GoType) -> GoType {
+    let ty = match (name.strip_prefix("[]"), ty) {
+        (Some(element), GoType::Slice(inner)) => GoType::Slice(Box::new(named(element, *inner))),
+        (_, ty) => ty,
+    };
+    GoType::Named(name.into(), Box::new(ty))
+}
 
 /// Builds [`GoType`]s from definitions.
 pub(super) struct GoTypeBuilder<'a> {
@@ -58,12 +85,17 @@ impl<'a> GoTypeBuilder<'a> {
         };
         let (package_path, type_name) = name.rsplit_once('.').unwrap_or(("", name));
         let package = package_path.rsplit('.').next().unwrap_or(package_path);
+        let names = go_names().get(name);
         self.stack.push(name.to_string());
         let mut fields = HashMap::with_capacity(properties.len());
         let mut result = Ok(());
         for (field, schema) in properties {
             match self.node(schema) {
                 Ok(t) => {
+                    let t = match names.and_then(|n| n.get(field)) {
+                        Some(go_name) => named(go_name, t),
+                        None => t,
+                    };
                     fields.insert(field.clone(), t);
                 }
                 Err(e) => {
