@@ -17,7 +17,7 @@ use super::expect_object;
 use crate::admission::AdmissionEnv;
 
 /// The cost budget of one webhook's match conditions.
-pub const MATCH_CONDITIONS_BUDGET: u64 = 2_500_000;
+pub const MATCH_CONDITIONS_BUDGET: u64 = crate::admission::validating::MATCH_CONDITIONS_COST_BUDGET;
 
 /// How the admission variables are built.
 #[derive(Debug)]
