@@ -25,6 +25,14 @@
 //!   `code`, `reason`, `message`, `message_contains`, `warnings`, `audit_annotations`,
 //!   `object`).
 //!
+//! * `"kind": "webhook"` matches a `request` (as a filter case's, with `object`,
+//!   `old_object` and `user`) against one `webhook` of a `configuration_kind`
+//!   (ValidatingWebhookConfiguration by default, `api_version` v1 by default), with the
+//!   `namespaces` that exist (Namespace objects) and `equivalents` as a match case's; no
+//!   authorizer. `expect`: `called`, and optionally `failed_condition` (the name of the false
+//!   match condition), `error_contains` (the request is rejected with this error),
+//!   `reason_contains`, `resource` and `kind` (what it is called as).
+//!
 //! Known failures are listed in `known-failures.txt` as `admission/<file>/<name>`.
 
 use std::path::{Path, PathBuf};
@@ -38,8 +46,8 @@ use celerity_kubernetes::admission::environment::{
 };
 use celerity_kubernetes::admission::matching::matches;
 use celerity_kubernetes::admission::{
-    AdmissionCase, EquivalentResource, Equivalents, Gvk, Gvr, Operation, Request, RulesAuthorizer,
-    UserInfo, read_policy, response_json,
+    AdmissionCase, EquivalentResource, Equivalents, Gvk, Gvr, Operation, PolicyInputs, PolicySet,
+    Request, RulesAuthorizer, UserInfo, read_policy, response_json,
 };
 use serde_json::{Map, Value as Json, json};
 
@@ -101,6 +109,7 @@ pub fn run(case: &Case, backend: Backend) -> Result<(), String> {
         Some("admit") => run_admit(c, &expect, backend),
         Some("compile") => run_compile(c, &expect, backend),
         Some("match") => run_match(c, &expect),
+        Some("webhook") => run_webhook(c, &expect, backend),
         other => Err(format!("unknown case kind {other:?}")),
     }
 }
@@ -268,7 +277,15 @@ fn run_match(c: &Map<String, Json>, expect: &Json) -> Result<(), String> {
         .map_err(|e| e.join("; "))?
         .match_constraints
         .unwrap_or_default();
-    let equivalents = Equivalents {
+    let equivalents = equivalents(c);
+    let request = filter_request(c)?;
+    let got = matches(&m, &request, None, &equivalents);
+    compare_match(got, expect, &request)
+}
+
+/// The equivalent resources a case registers.
+fn equivalents(c: &Map<String, Json>) -> Equivalents {
+    Equivalents {
         resources: c
             .get("equivalents")
             .and_then(Json::as_array)
@@ -298,9 +315,14 @@ fn run_match(c: &Map<String, Json>, expect: &Json) -> Result<(), String> {
                 }
             })
             .collect(),
-    };
-    let request = filter_request(c)?;
-    let got = matches(&m, &request, None, &equivalents);
+    }
+}
+
+fn compare_match(
+    got: Result<Option<(Gvr, Gvk)>, String>,
+    expect: &Json,
+    request: &Request,
+) -> Result<(), String> {
     match (got, expect.get("error_contains").and_then(Json::as_str)) {
         (Err(e), Some(want)) if e.contains(want) => Ok(()),
         (Err(e), _) => Err(format!("error {e:?}; want {expect}")),
@@ -332,6 +354,79 @@ fn run_match(c: &Map<String, Json>, expect: &Json) -> Result<(), String> {
             }
         }
     }
+}
+
+fn run_webhook(c: &Map<String, Json>, expect: &Json, backend: Backend) -> Result<(), String> {
+    let config = json!({
+        "apiVersion": c.get("api_version").cloned()
+            .unwrap_or_else(|| json!("admissionregistration.k8s.io/v1")),
+        "kind": c.get("configuration_kind").cloned()
+            .unwrap_or_else(|| json!("ValidatingWebhookConfiguration")),
+        "metadata": {"name": "cfg"},
+        "webhooks": [c.get("webhook").cloned().unwrap_or(json!({}))],
+    });
+    let inputs = PolicyInputs {
+        version: Some(celerity::kubernetes::NEWEST_VERSION),
+        backend,
+        namespaces: c
+            .get("namespaces")
+            .and_then(Json::as_array)
+            .cloned()
+            .unwrap_or_default(),
+        equivalents: equivalents(c),
+        ..PolicyInputs::default()
+    };
+    let set = PolicySet::from_json(&[config], &inputs).map_err(|e| e.join("; "))?;
+    let problems = set.webhook_problems();
+    if !problems.is_empty() {
+        return Err(problems.join("; "));
+    }
+    let request = filter_request(c)?;
+    let response = set.admit(&request, None);
+    let got = response
+        .webhooks
+        .first()
+        .ok_or("the webhook has no result")?;
+    let want_called = expect.get("called").and_then(Json::as_bool);
+    if want_called != Some(got.called) {
+        return Err(format!("called: got {got:?}, want {want_called:?}"));
+    }
+    let reason = got.reason.clone().unwrap_or_default();
+    if let Some(name) = expect.get("failed_condition").and_then(Json::as_str)
+        && reason != format!("matchCondition {name:?} is false")
+    {
+        return Err(format!("reason {reason:?}; want condition {name:?} false"));
+    }
+    if let Some(want) = expect.get("reason_contains").and_then(Json::as_str)
+        && !reason.contains(want)
+    {
+        return Err(format!("reason {reason:?} does not contain {want:?}"));
+    }
+    let error = got.error.clone();
+    match (error, expect.get("error_contains").and_then(Json::as_str)) {
+        (None, None) => {}
+        (Some(e), Some(want)) if e.contains(want) && !response.allowed => {}
+        (e, want) => {
+            return Err(format!(
+                "error {e:?} (allowed: {}); want {want:?}",
+                response.allowed
+            ));
+        }
+    }
+    if got.called {
+        let (gvr, gvk) = got
+            .matched_as
+            .clone()
+            .ok_or("called, but not as anything")?;
+        for (k, have) in [("resource", gvr_json(&gvr)), ("kind", gvk_json(&gvk))] {
+            if let Some(want) = expect.get(k)
+                && *want != have
+            {
+                return Err(format!("called as {k} {have}, want {want}"));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn run_filter(c: &Map<String, Json>, expect: &Json, backend: Backend) -> Result<(), String> {

@@ -116,4 +116,39 @@ fn each_check_can_fail() {
         )
         .is_err()
     );
+    let webhook = |conditions: serde_json::Value, expect: serde_json::Value| {
+        admission::run(
+            &case(serde_json::json!({"kind": "webhook",
+                "webhook": {"name": "w", "rules": [{"operations": ["*"], "apiGroups": ["*"],
+                    "apiVersions": ["*"], "resources": ["*"]}], "matchConditions": conditions},
+                "request": {"operation": "CREATE", "name": "n", "namespace": "ns"},
+                "object": {"metadata": {}}, "expect": expect})),
+            Backend::Interpreter,
+        )
+    };
+    let no = serde_json::json!([{"name": "no", "expression": "false"}]);
+    assert!(
+        webhook(
+            no.clone(),
+            serde_json::json!({"called": false, "failed_condition": "no"})
+        )
+        .is_ok()
+    );
+    assert!(webhook(no.clone(), serde_json::json!({"called": true})).is_err());
+    assert!(
+        webhook(
+            no,
+            serde_json::json!({"called": false, "failed_condition": "yes"})
+        )
+        .is_err()
+    );
+    let broken = serde_json::json!([{"name": "e", "expression": "object.x == 1"}]);
+    assert!(
+        webhook(
+            broken.clone(),
+            serde_json::json!({"called": false, "error_contains": "no such key: x"})
+        )
+        .is_ok()
+    );
+    assert!(webhook(broken, serde_json::json!({"called": false})).is_err());
 }

@@ -10,8 +10,11 @@
 //! ```
 //!
 //! Policies and bindings (ValidatingAdmissionPolicy, MutatingAdmissionPolicy and their
-//! bindings) are read from `--policy` and `--binding` files, and from the manifests too: a
-//! file may hold all of them. Each other manifest document (multi-document YAML, JSON,
+//! bindings) and webhook configurations (ValidatingWebhookConfiguration,
+//! MutatingWebhookConfiguration) are read from `--policy` and `--binding` files, and from the
+//! manifests too: a file may hold all of them. For each object, each webhook is reported as
+//! called or not called with the reason (rules, selectors, matchConditions), in the API
+//! server's order; no webhook is called. Each other manifest document (multi-document YAML, JSON,
 //! `kind: List`) is admitted as the `--operation` (CREATE by default; UPDATE when `--old`
 //! holds an object of the same kind, namespace and name; DELETE admits the manifests as the
 //! old objects). Output: per object, the policies and bindings that matched, the verdict
@@ -25,7 +28,11 @@
 //! `celerity_kubernetes::admission::case` for the fields) and prints one line per input
 //! line, in order: `{"ok":true,"allowed":...,"status":{...},"warnings":[...],
 //! "audit_annotations":{...},"object":...}` or `{"ok":false,"error":"..."}`; status 1 when
-//! a line is denied or not ok.
+//! a line is denied or not ok. A line's `"webhooks": [...]` holds webhook configurations;
+//! its answer then has `"webhooks": [{"name":...,"called":bool,"reason":...}, ...]` as
+//! `--output json` prints it (`reason` null when called). A match condition that does not
+//! compile makes the line `{"ok":false,"error":"<kind> \"<name>\": webhooks[i].
+//! matchConditions[j].expression: compilation failed: ..."}`.
 
 use std::collections::HashMap;
 use std::process::ExitCode;
@@ -36,8 +43,10 @@ use celerity_kubernetes::admission::policy::{
     MUTATING_BINDING, MUTATING_POLICY, VALIDATING_BINDING, VALIDATING_POLICY,
 };
 use celerity_kubernetes::admission::{
-    AdmissionCase, Binding, Gvk, Operation, Policy, PolicyInputs, PolicySet, Request, Response,
-    RulesAuthorizer, UserInfo, check_policy, read_binding, read_policy, response_json,
+    AdmissionCase, Binding, Gvk, MUTATING_WEBHOOK_CONFIGURATION, Operation, Policy, PolicyInputs,
+    PolicySet, Request, Response, RulesAuthorizer, UserInfo, VALIDATING_WEBHOOK_CONFIGURATION,
+    WebhookConfiguration, check_policy, read_binding, read_policy, read_webhook_configuration,
+    response_json,
 };
 use rayon::prelude::*;
 use serde_json::{Map, Value as Json, json};
@@ -57,7 +66,8 @@ pub(crate) struct AdmitArgs {
     /// Manifests to admit: files, directories (read recursively for .yaml, .yml and .json
     /// files), or `-` for standard input. Policies and bindings among them join the set.
     manifests: Vec<String>,
-    /// A file or directory of policies (and bindings) (repeatable).
+    /// A file or directory of policies, bindings and webhook configurations
+    /// (ValidatingWebhookConfiguration, MutatingWebhookConfiguration) (repeatable).
     #[arg(long = "policy", value_name = "POLICY.yaml")]
     policies: Vec<String>,
     /// A file or directory of bindings (repeatable).
@@ -88,7 +98,10 @@ pub(crate) struct AdmitArgs {
     #[arg(long, value_name = "RULES.yaml")]
     authz: Option<String>,
     /// Output: text (the default), json (one line per object) or yaml (the objects after
-    /// the mutating policies, as a YAML stream; verdicts go to standard error).
+    /// the mutating policies, as a YAML stream; verdicts go to standard error). With webhook
+    /// configurations, each JSON line has "webhooks": [{"name", "called", "reason" (null
+    /// when called), "configuration", "kind", "error" (when matching it rejected the
+    /// request), "resource" and "requestKind" (when called)}], mutating webhooks first.
     #[arg(long, value_enum, default_value_t = AdmitOutput::Text)]
     output: AdmitOutput,
     /// Also type-check the ValidatingAdmissionPolicies against the schemas of the kinds they
@@ -149,9 +162,6 @@ pub(crate) fn run(args: &AdmitArgs) -> ExitCode {
         }
         return run_batch(path, args.backend.backend(), args.limit(), args.no_defaults);
     }
-    if args.policies.is_empty() && args.bindings.is_empty() {
-        return bad_input("at least one --policy is required");
-    }
     if args.manifests.is_empty() {
         return bad_input("no manifests given (use - for standard input)");
     }
@@ -168,6 +178,11 @@ pub(crate) fn run(args: &AdmitArgs) -> ExitCode {
         Ok(l) => l,
         Err(e) => return bad_input(e),
     };
+    if !loaded.configured {
+        return bad_input(
+            "at least one policy, binding or webhook configuration is required (--policy)",
+        );
+    }
     let watchdog = Watchdog::start(args.limit() + GRACE);
     let results: Vec<Admitted> = loaded
         .objects
@@ -177,7 +192,7 @@ pub(crate) fn run(args: &AdmitArgs) -> ExitCode {
             admit_one(object.as_ref(), &loaded, operation, args)
         })
         .collect();
-    report(args, &loaded.objects, &results, bad)
+    report(args, &loaded.objects, &results, bad, loaded.policies)
 }
 
 impl AdmitArgs {
@@ -196,6 +211,10 @@ struct Loaded {
     authorizer: Arc<RulesAuthorizer>,
     /// The release whose API server builds the request's objects (none: as written).
     server_minor: Option<u32>,
+    /// Whether policies or bindings were given (else only webhooks are reported).
+    policies: bool,
+    /// Whether anything was given to admit against.
+    configured: bool,
 }
 
 /// Reads and compiles what the flags name; bad documents are reported and set `bad`.
@@ -206,6 +225,9 @@ fn load(
 ) -> Result<Loaded, String> {
     let mut policies: Vec<Policy> = Vec::new();
     let mut bindings: Vec<Binding> = Vec::new();
+    let mut configurations: Vec<WebhookConfiguration> = Vec::new();
+    // Where each configuration was read, for its compile errors.
+    let mut configuration_at: HashMap<(String, String), String> = HashMap::new();
     let mut report = |doc: &Document, e: String| {
         *bad = true;
         eprintln!("{}: {e}", doc.location());
@@ -237,9 +259,21 @@ fn load(
                 Ok(b) => bindings.push(b),
                 Err(es) => es.into_iter().for_each(|e| report(&doc, e)),
             },
+            (Ok(j), VALIDATING_WEBHOOK_CONFIGURATION | MUTATING_WEBHOOK_CONFIGURATION) => {
+                match read_webhook_configuration(j) {
+                    Ok(c) => {
+                        configuration_at
+                            .insert((c.kind.clone(), c.metadata.name.clone()), doc.location());
+                        configurations.push(c);
+                    }
+                    Err(es) => es.into_iter().for_each(|e| report(&doc, e)),
+                }
+            }
             (_, _) if is_config => report(
                 &doc,
-                format!("kind: Unsupported value: {kind:?}: expected a policy or a binding"),
+                format!(
+                    "kind: Unsupported value: {kind:?}: expected a policy, a binding or a webhook configuration"
+                ),
             ),
             _ => objects.push(doc),
         }
@@ -293,9 +327,22 @@ fn load(
             );
         }
     }
-    let set = PolicySet::new(policies, bindings, &inputs);
+    let policies_given = !policies.is_empty() || !bindings.is_empty();
+    let configured = policies_given || !configurations.is_empty();
+    let set = PolicySet::new(policies, bindings, &inputs).with_webhooks(configurations);
     for p in set.problems() {
         eprintln!("warning: {p}");
+    }
+    // A match condition that does not compile makes the API server refuse the
+    // configuration: bad input, reported where the configuration was read.
+    for p in set.webhook_problems() {
+        *bad = true;
+        let at = configuration_at
+            .iter()
+            .find(|((kind, name), _)| p.starts_with(&format!("{kind} {name:?}:")))
+            .map(|(_, at)| format!("{at}: "))
+            .unwrap_or_default();
+        eprintln!("{at}error: {p}");
     }
     let objects = expand_lists(objects);
     warn_unknown_kinds(&objects, &schemas);
@@ -306,6 +353,8 @@ fn load(
         olds,
         authorizer: Arc::new(authorizer),
         server_minor: (!args.no_defaults).then_some(version.minor),
+        policies: policies_given,
+        configured,
     })
 }
 
@@ -419,6 +468,7 @@ fn report(
     objects: &[(Document, Result<Json, String>)],
     results: &[Admitted],
     mut bad: bool,
+    policies: bool,
 ) -> ExitCode {
     let mut out = Out::new();
     let (mut allowed, mut denied, mut failed) = (0, 0, 0);
@@ -445,7 +495,7 @@ fn report(
                 out.line(line)
             }
             AdmitOutput::Text => {
-                out.text(&object_text(doc, a));
+                out.text(&object_text(doc, a, policies));
                 if args.show_object {
                     out.text(&received_text(a));
                 }
@@ -453,7 +503,7 @@ fn report(
             AdmitOutput::Yaml => {
                 eprint!(
                     "{}",
-                    object_text(doc, a)
+                    object_text(doc, a, policies)
                         .lines()
                         .next()
                         .map(|l| format!("{l}\n"))
@@ -499,7 +549,7 @@ fn describe(r: &Request) -> String {
     format!("{} {ns}{}", r.kind.kind, r.display_name())
 }
 
-fn object_text(doc: &Document, a: &Admitted) -> String {
+fn object_text(doc: &Document, a: &Admitted, policies: bool) -> String {
     let at = doc.location();
     let (r, req) = match (&a.outcome, &a.request) {
         (Err(e), _) => return format!("{at}: error: {e}\n"),
@@ -513,7 +563,7 @@ fn object_text(doc: &Document, a: &Admitted) -> String {
     };
     let mut s = format!("{at}: {} {verdict}\n", describe(req));
     // A body refused before admission (400) met no policy at all.
-    if r.matched.is_empty() && r.status.code != 400 {
+    if r.matched.is_empty() && r.status.code != 400 && (policies || r.webhooks.is_empty()) {
         s.push_str("  no policy matched\n");
     }
     for m in &r.matched {
@@ -527,6 +577,16 @@ fn object_text(doc: &Document, a: &Admitted) -> String {
                 m.kind, m.policy
             )),
         }
+    }
+    for w in &r.webhooks {
+        let verdict = match &w.reason {
+            None => "called".to_string(),
+            Some(why) => format!("not called: {why}"),
+        };
+        s.push_str(&format!(
+            "  webhook {} ({} {}): {verdict}\n",
+            w.name, w.kind, w.configuration
+        ));
     }
     if !r.allowed {
         s.push_str(&format!("  {}\n", r.status.message));

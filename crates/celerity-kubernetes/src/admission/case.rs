@@ -3,7 +3,7 @@
 //! as JSON. This is the line format of `cel admit --batch` and of the conformance cases.
 //!
 //! ```json
-//! {"policies": [...], "bindings": [...], "params": [...], "namespaces": [...],
+//! {"policies": [...], "bindings": [...], "webhooks": [...], "params": [...], "namespaces": [...],
 //!  "object": {...}, "old_object": {...}, "operation": "CREATE",
 //!  "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
 //!  "subresource": "", "name": "...", "namespace": "...",
@@ -16,7 +16,11 @@
 //! taken as the API server builds them for built-in kinds
 //! ([`crate::builtin::server_object`]); `false` takes them as written.
 //!
-//! Everything but `policies` and `object` is optional (a DELETE has an `old_object`
+//! `webhooks` holds ValidatingWebhookConfigurations and MutatingWebhookConfigurations (they
+//! may also be among `policies`); the response then says, under `webhooks`, which of their
+//! webhooks the API server would call.
+//!
+//! Everything but `policies` (or `webhooks`) and `object` is optional (a DELETE has an `old_object`
 //! instead of an object). Kind, resource, name and namespace default to the object's.
 
 use std::collections::HashMap;
@@ -37,6 +41,7 @@ use celerity::kubernetes::parse_version;
 pub const CASE_FIELDS: &[&str] = &[
     "policies",
     "bindings",
+    "webhooks",
     "params",
     "namespaces",
     "object",
@@ -174,7 +179,7 @@ impl AdmissionCase {
         if let Some(k) = case.keys().find(|k| !CASE_FIELDS.contains(&k.as_str())) {
             return Err(format!("unknown field {k:?}"));
         }
-        if !case.contains_key("policies") {
+        if !case.contains_key("policies") && !case.contains_key("webhooks") {
             return Err("policies: required".into());
         }
         for (k, v) in case {
@@ -200,7 +205,14 @@ impl AdmissionCase {
         };
         let mut objects = list(case, "policies")?;
         objects.extend(list(case, "bindings")?);
+        objects.extend(list(case, "webhooks")?);
         let set = PolicySet::from_json(&objects, &inputs).map_err(|e| e.join("; "))?;
+        // The API server refuses a webhook configuration whose match conditions do not
+        // compile: such a case describes no cluster.
+        let problems = set.webhook_problems();
+        if !problems.is_empty() {
+            return Err(problems.join("; "));
+        }
         let authorizer = match case.get("authz").filter(|v| !v.is_null()) {
             None => RulesAuthorizer::default(),
             Some(rules) => RulesAuthorizer::from_json(rules)
@@ -320,14 +332,26 @@ fn explicit_kind(case: &Map<String, Json>, why: String) -> Result<Request, Strin
     })
 }
 
-/// A response as the batch line prints it.
+/// A response as the batch line prints it; with `webhooks` (see
+/// [`super::WebhookResult::to_json`]) when the set has webhook configurations.
 pub fn response_json(r: &Response) -> Json {
-    json!({
+    let mut j = json!({
         "ok": true,
         "allowed": r.allowed,
         "status": {"code": r.status.code, "reason": r.status.reason, "message": r.status.message},
         "warnings": r.warnings,
         "audit_annotations": r.audit_annotations,
         "object": r.object,
-    })
+    });
+    if !r.webhooks.is_empty()
+        && let Json::Object(m) = &mut j
+    {
+        let hooks = r
+            .webhooks
+            .iter()
+            .map(super::WebhookResult::to_json)
+            .collect();
+        m.insert("webhooks".into(), Json::Array(hooks));
+    }
+    j
 }

@@ -23,6 +23,10 @@ use super::policy::{
 };
 use super::request::{Gvk, Gvr, Operation, Request, builtin_kind};
 use super::validating::{AnnotationResult, CompiledPolicy, Decision, match_conditions, validate};
+use super::webhooks::{
+    CompiledWebhook, MUTATING_WEBHOOK_CONFIGURATION, ShouldCall, VALIDATING_WEBHOOK_CONFIGURATION,
+    WebhookConfiguration, WebhookResult, is_exempt, labels_by_own_name, read_webhook_configuration,
+};
 use crate::builtin::server_object::server_object;
 use celerity::{Backend, Deadline, Value};
 
@@ -119,6 +123,9 @@ pub struct Response {
     pub object: Option<Json>,
     /// The policies and bindings that applied, in order.
     pub matched: Vec<Matched>,
+    /// Each webhook of the set's configurations, in the API server's order (mutating ones
+    /// first): whether it would be called, and why not.
+    pub webhooks: Vec<WebhookResult>,
 }
 
 impl Response {
@@ -175,6 +182,9 @@ pub struct PolicySet {
     /// The release whose stored objects namespaces and params are, when
     /// [`PolicyInputs::server_objects`].
     server_minor: Option<u32>,
+    /// The webhooks of the configurations, mutating ones first, each kind's configurations
+    /// by name.
+    webhooks: Vec<CompiledWebhook>,
 }
 
 /// An object's `apiVersion` and kind.
@@ -273,6 +283,7 @@ impl PolicySet {
             schemas: inputs.schemas.clone(),
             schema_cache: Mutex::default(),
             server_minor,
+            webhooks: Vec::new(),
         }
     }
 
@@ -280,6 +291,46 @@ impl PolicySet {
     /// given schemas ([`crate::crd::CrdSet::strict_decode_error`]).
     pub(crate) fn strict_decode_error(&self, object: &Json) -> Option<String> {
         self.schemas.as_ref()?.strict_decode_error(object)
+    }
+
+    /// The same set with webhook configurations, whose webhooks each request is matched
+    /// against (see [`super::webhooks`]); configurations are ordered as the API server
+    /// orders them.
+    pub fn with_webhooks(mut self, mut configurations: Vec<WebhookConfiguration>) -> PolicySet {
+        // Mutating configurations first; each kind by name, stably
+        // (`configuration/*_webhook_manager.go`).
+        configurations.sort_by(|a, b| {
+            let mutating = |c: &WebhookConfiguration| c.kind != MUTATING_WEBHOOK_CONFIGURATION;
+            (mutating(a), &a.metadata.name).cmp(&(mutating(b), &b.metadata.name))
+        });
+        if configurations.is_empty() {
+            return self;
+        }
+        let conditions_env = self.env.env(super::webhooks::DECLARATIONS, &[]);
+        for c in &configurations {
+            self.webhooks
+                .extend(CompiledWebhook::compile_all(&self.env, &conditions_env, c));
+        }
+        self
+    }
+
+    /// Every webhook match condition that does not compile, with its configuration and
+    /// path (`ValidatingWebhookConfiguration "c": webhooks[0].matchConditions[1].expression:
+    /// compilation failed: ...`): the API server refuses such configurations.
+    pub fn webhook_problems(&self) -> Vec<String> {
+        self.webhooks
+            .iter()
+            .flat_map(|w| {
+                w.compile_errors()
+                    .into_iter()
+                    .map(|e| format!("{} {:?}: {e}", w.kind, w.configuration))
+            })
+            .collect()
+    }
+
+    /// Whether the set has webhooks.
+    pub fn has_webhooks(&self) -> bool {
+        !self.webhooks.is_empty()
     }
 
     /// The schema of `object`'s kind, when the set was given schemas that serve it.
@@ -303,6 +354,7 @@ impl PolicySet {
     /// every object that cannot be read is reported, by position and field.
     pub fn from_json(objects: &[Json], inputs: &PolicyInputs) -> Result<PolicySet, Vec<String>> {
         let (mut policies, mut bindings, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+        let mut configurations = Vec::new();
         for (i, o) in objects.iter().enumerate() {
             if let Err(e) = super::request::check_depth(o, "") {
                 errors.push(format!("[{i}]{e}"));
@@ -312,6 +364,9 @@ impl PolicySet {
             let r = match kind {
                 VALIDATING_POLICY | MUTATING_POLICY => read_policy(o).map(|p| policies.push(p)),
                 VALIDATING_BINDING | MUTATING_BINDING => read_binding(o).map(|b| bindings.push(b)),
+                VALIDATING_WEBHOOK_CONFIGURATION | MUTATING_WEBHOOK_CONFIGURATION => {
+                    read_webhook_configuration(o).map(|c| configurations.push(c))
+                }
                 other => Err(vec![format!("kind: Unsupported value: {other:?}")]),
             };
             if let Err(e) = r {
@@ -319,7 +374,7 @@ impl PolicySet {
             }
         }
         if errors.is_empty() {
-            Ok(PolicySet::new(policies, bindings, inputs))
+            Ok(PolicySet::new(policies, bindings, inputs).with_webhooks(configurations))
         } else {
             Err(errors)
         }
@@ -373,6 +428,7 @@ impl PolicySet {
         if deadline.passed() {
             return Response {
                 matched: response.matched,
+                webhooks: response.webhooks,
                 ..Response::timed_out(deadline.limit())
             };
         }
@@ -418,20 +474,138 @@ impl PolicySet {
             Err(status) => {
                 response.allowed = false;
                 response.status = status;
+                self.webhooks_not_reached(&mut response, "a mutating admission policy");
                 return response;
             }
         };
         let request = mutated.as_ref().unwrap_or(request);
+        if let Err(status) = self.dispatch_webhooks(true, request, &view, &mut response) {
+            response.allowed = false;
+            response.status = status;
+            self.webhooks_not_reached(&mut response, "a mutating webhook's matching");
+            return response;
+        }
         let mut v = Validating::default();
         for p in self.policies.iter().filter(|p| !is_mutating(&p.policy)) {
             self.validate_policy(p, request, &view, &mut v, &mut response);
         }
         v.finish(request, self.version(), &mut response);
+        if !response.allowed {
+            self.webhooks_not_reached(&mut response, "a validating admission policy");
+        } else if let Err(status) = self.dispatch_webhooks(false, request, &view, &mut response) {
+            response.allowed = false;
+            response.status = status;
+        }
         response.object = match mutated {
             Some(m) => m.object,
             None => request.object.clone(),
         };
         response
+    }
+
+    /// Matches the request against the mutating or the validating webhooks, in order, as
+    /// their admission plugin's dispatcher does (`webhook/mutating/dispatcher.go`,
+    /// `webhook/validating/dispatcher.go`): the first webhook whose matching fails
+    /// rejects the request, and the webhooks after it are not reached; validating webhooks
+    /// are called only once all are matched, so then none is.
+    fn dispatch_webhooks(
+        &self,
+        mutating: bool,
+        r: &Request,
+        view: &View,
+        response: &mut Response,
+    ) -> Result<(), Status> {
+        let hooks: Vec<&CompiledWebhook> = self
+            .webhooks
+            .iter()
+            .filter(|w| w.mutating() == mutating)
+            .collect();
+        if hooks.is_empty() {
+            return Ok(());
+        }
+        if is_exempt(&r.kind) {
+            let reason = format!(
+                "requests for {} objects are never sent to webhooks",
+                r.kind.kind
+            );
+            for w in hooks {
+                response.webhooks.push(WebhookResult::of(w, reason.clone()));
+            }
+            return Ok(());
+        }
+        let labels = if labels_by_own_name(r) {
+            self.namespace_labels_named(&r.name, r)
+        } else {
+            view.labels.clone()
+        };
+        let start = response.webhooks.len();
+        let request_value = |gvr: &Gvr, gvk: &Gvk| self.env.request_value(&r.to_json(gvr, gvk));
+        for (k, w) in hooks.iter().enumerate() {
+            match w.should_call(r, &labels, &self.equivalents, &view.fixed, request_value) {
+                ShouldCall::Call(matched) => response.webhooks.push(WebhookResult {
+                    called: true,
+                    reason: None,
+                    matched_as: Some(matched),
+                    ..WebhookResult::of(w, String::new())
+                }),
+                ShouldCall::Skip(reason) => response.webhooks.push(WebhookResult::of(w, reason)),
+                ShouldCall::Reject(status) => {
+                    if !mutating {
+                        for earlier in &mut response.webhooks[start..] {
+                            if earlier.called {
+                                earlier.called = false;
+                                earlier.reason = Some(format!(
+                                    "it matches, but matching webhook {:?} rejected the request before the validating webhooks were called",
+                                    w.name
+                                ));
+                            }
+                        }
+                    }
+                    let reason = if status.code == 403 {
+                        "its matchConditions failed under failurePolicy Fail: the request is rejected"
+                    } else {
+                        "matching it failed: the request is rejected"
+                    };
+                    response.webhooks.push(WebhookResult {
+                        error: Some(status.message.clone()),
+                        ..WebhookResult::of(w, reason.into())
+                    });
+                    for later in &hooks[k + 1..] {
+                        response.webhooks.push(WebhookResult::of(
+                            later,
+                            format!(
+                                "not reached: matching webhook {:?} rejected the request",
+                                w.name
+                            ),
+                        ));
+                    }
+                    return Err(status);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Records every webhook without a result yet as not reached, the request having been
+    /// refused by `what`.
+    fn webhooks_not_reached(&self, response: &mut Response, what: &str) {
+        let done = response.webhooks.len();
+        for w in self.webhooks.iter().skip(done) {
+            response.webhooks.push(WebhookResult::of(
+                w,
+                format!("not reached: {what} refused the request first"),
+            ));
+        }
+    }
+
+    /// The labels of the namespace named `name` (a Namespace deleted, or one of its
+    /// subresources, is matched by the stored namespace's labels): as given, else the old
+    /// object's, else none.
+    fn namespace_labels_named(&self, name: &str, r: &Request) -> Arc<Vec<(String, String)>> {
+        match self.namespaces.get(name) {
+            Some(n) => n.labels.clone(),
+            None => Arc::new(Request::labels_of(r.old_object.as_ref()).unwrap_or_default()),
+        }
     }
 
     /// The request's namespace (none for cluster-scoped objects and Namespaces

@@ -182,7 +182,10 @@ fn name_matches(rule: &ResourceRule, r: &Request) -> bool {
 
 /// The resource and kind the rules match the request as (Kubernetes'
 /// `matchesResourceRules`): as requested, else (`Equivalent`) as an equivalent resource.
-fn rules_match(
+/// Admission webhooks match their `rules` the same way (`webhook/generic/webhook.go`
+/// `ShouldCallHook`: each rule by `rules.Matcher`, then the equivalent resources), with
+/// no names; the error is theirs to wrap.
+pub(crate) fn rules_match(
     rules: &[ResourceRule],
     match_policy: &str,
     r: &Request,
@@ -252,7 +255,11 @@ pub fn matches(
     Ok(matched)
 }
 
-fn namespace_selector_matches(
+/// Whether the request's namespace has the labels a selector asks for (Kubernetes'
+/// `predicates/namespace` `MatchNamespaceSelector`, which webhooks and policies share):
+/// cluster-scoped requests other than for Namespaces always match; a Namespace created or
+/// updated is matched by its own labels.
+pub(crate) fn namespace_selector_matches(
     s: &LabelSelector,
     r: &Request,
     namespace_labels: Option<&[(String, String)]>,
@@ -278,13 +285,19 @@ fn namespace_selector_matches(
     selector_matches(s, &labels)
 }
 
-fn object_selector_matches(s: &LabelSelector, r: &Request) -> Result<bool, String> {
+/// Whether the object or the old object has the labels a selector asks for (Kubernetes'
+/// `predicates/object` `MatchObjectSelector`, which webhooks and policies share). An object
+/// without `metadata` (the options object of a CONNECT, `PodExecOptions`) has no labels
+/// to read: Kubernetes' `meta.Accessor` fails on it and the selector does not match it.
+pub(crate) fn object_selector_matches(s: &LabelSelector, r: &Request) -> Result<bool, String> {
     if s.is_empty() {
         return Ok(true);
     }
-    let matches = |o: Option<&serde_json::Value>| match Request::labels_of(o) {
-        Some(labels) => selector_matches(s, &labels),
-        None => Ok(false),
+    let matches = |o: Option<&serde_json::Value>| match o {
+        Some(o) if o.get("metadata").is_some_and(serde_json::Value::is_object) => {
+            selector_matches(s, &Request::labels_of(Some(o)).unwrap_or_default())
+        }
+        _ => Ok(false),
     };
     Ok(matches(r.object.as_ref())? || matches(r.old_object.as_ref())?)
 }

@@ -12,6 +12,8 @@
 //! * [`matching`]: match constraints (resource rules, selectors); [`request`]: the request.
 //! * [`validating`] and [`mutating`]: what one policy does for one binding and param.
 //! * [`authz_rules`]: an authorizer written as rules, for `authorizer` checks offline.
+//! * [`webhooks`]: ValidatingWebhookConfiguration and MutatingWebhookConfiguration, and
+//!   which of their webhooks the API server would call for a request (none is called).
 //! * [`typecheck`]: the API server's type checking of a ValidatingAdmissionPolicy against
 //!   the schemas of the kinds it matches (`status.typeChecking`).
 //!
@@ -74,6 +76,7 @@ pub mod policy;
 pub mod request;
 pub mod typecheck;
 pub mod validating;
+pub mod webhooks;
 
 pub use authz_rules::{AuthzRule, RulesAuthorizer};
 pub use case::{AdmissionCase, response_json};
@@ -83,3 +86,7 @@ pub use matching::{EquivalentResource, Equivalents};
 pub use policy::{Binding, Policy, read_binding, read_policy};
 pub use request::{Gvk, Gvr, Operation, Request, UserInfo};
 pub use typecheck::{ExpressionWarning, check_policy, type_checking_json};
+pub use webhooks::{
+    MUTATING_WEBHOOK_CONFIGURATION, VALIDATING_WEBHOOK_CONFIGURATION, WebhookConfiguration,
+    WebhookResult, read_webhook_configuration,
+};

@@ -233,26 +233,102 @@ pub fn match_conditions(p: &CompiledPolicy, fixed: &FixedBindings) -> Result<boo
     if p.match_conditions.is_empty() {
         return Ok(true);
     }
-    let bindings = Bindings::new(fixed, &p.variables);
-    let exprs: Vec<Option<&Compiled>> = p.match_conditions.iter().map(Some).collect();
-    let fail = p.fails_closed();
+    // A policy's unrecognized failure policy fails closed here, as its decisions do.
+    let on_error = if p.fails_closed() {
+        OnError::Fail
+    } else {
+        OnError::Ignore
+    };
+    let result = evaluate_match_conditions(&p.match_conditions, &p.variables, fixed, on_error);
+    match result.error {
+        Some(e) => Err(e),
+        None => Ok(result.matches),
+    }
+}
+
+/// What a failure policy makes of match conditions that fail (Kubernetes'
+/// `matchconditions.matcher`'s `failPolicy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnError {
+    /// `Fail`: the error is the result.
+    Fail,
+    /// `Ignore`: the conditions do not match.
+    Ignore,
+    /// Neither (a value the API server's validation refuses): the matcher falls through
+    /// to a match, as Kubernetes' does.
+    Unrecognized,
+}
+
+/// What match conditions decided (Kubernetes' `matchconditions.MatchResult`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MatchResult {
+    /// Whether they all hold.
+    pub matches: bool,
+    /// The first condition that is false, by index.
+    pub failed_condition: Option<usize>,
+    /// The error the failure policy `Fail` makes the result.
+    pub error: Option<String>,
+    /// The error the failure policy `Ignore` turned into "no match" (for reporting).
+    pub ignored_error: Option<String>,
+}
+
+/// Evaluates match conditions in order within their budget, as Kubernetes'
+/// `matchconditions.matcher.Match` does (`k8s.io/apiserver/pkg/admission/plugin/webhook/
+/// matchconditions/matcher.go`), for policies and webhooks alike: the first condition that
+/// is false decides (even after errors); otherwise errors, aggregated, go to the failure
+/// policy; an error that stops the pass (the budget) too.
+pub fn evaluate_match_conditions(
+    conditions: &[Compiled],
+    variables: &Arc<[(Arc<str>, Compiled)]>,
+    fixed: &FixedBindings,
+    on_error: OnError,
+) -> MatchResult {
+    let fail = |e: String| match on_error {
+        OnError::Fail => MatchResult {
+            error: Some(e),
+            ..MatchResult::default()
+        },
+        OnError::Ignore => MatchResult {
+            ignored_error: Some(e),
+            ..MatchResult::default()
+        },
+        OnError::Unrecognized => MatchResult {
+            matches: true,
+            ..MatchResult::default()
+        },
+    };
+    if conditions.is_empty() {
+        return MatchResult {
+            matches: true,
+            ..MatchResult::default()
+        };
+    }
+    let bindings = Bindings::new(fixed, variables);
+    let exprs: Vec<Option<&Compiled>> = conditions.iter().map(Some).collect();
     let results = match evaluate_all(&bindings, &exprs, MATCH_CONDITIONS_COST_BUDGET) {
         Ok((r, _)) => r,
-        Err(e) if fail => return Err(e),
-        Err(_) => return Ok(false),
+        Err(e) => return fail(e),
     };
     let mut errors = Vec::new();
-    for r in results.into_iter().flatten() {
+    for (i, r) in results.into_iter().enumerate() {
         match r {
-            Evaluation::Error(e) => errors.push(e),
-            Evaluation::Value(Value::Bool(false)) => return Ok(false),
-            Evaluation::Value(_) => {}
+            Some(Evaluation::Error(e)) => errors.push(e),
+            Some(Evaluation::Value(Value::Bool(false))) => {
+                return MatchResult {
+                    failed_condition: Some(i),
+                    ..MatchResult::default()
+                };
+            }
+            _ => {}
         }
     }
-    match (errors.is_empty(), fail) {
-        (true, _) => Ok(true),
-        (false, true) => Err(aggregate(&errors)),
-        (false, false) => Ok(false),
+    if errors.is_empty() {
+        MatchResult {
+            matches: true,
+            ..MatchResult::default()
+        }
+    } else {
+        fail(aggregate(&errors))
     }
 }
 

@@ -15,10 +15,9 @@ use serde_json::Value as Json;
 
 use super::expect_object;
 use crate::admission::AdmissionEnv;
-use crate::admission::environment::Declarations;
 
 /// The cost budget of one webhook's match conditions.
-pub const MATCH_CONDITIONS_BUDGET: u64 = 2_500_000;
+pub const MATCH_CONDITIONS_BUDGET: u64 = crate::admission::validating::MATCH_CONDITIONS_COST_BUDGET;
 
 /// How the admission variables are built.
 #[derive(Debug)]
@@ -29,12 +28,7 @@ pub struct WebhookTypes {
 /// The environment of admission webhooks' match conditions.
 pub fn env(version: KubeVersion) -> (Env, WebhookTypes) {
     let admission = AdmissionEnv::new(version, Backend::Auto);
-    let decls = Declarations {
-        params: false,
-        authorizer: true,
-        patch_types: false,
-    };
-    let env = admission.env(decls, &[]);
+    let env = admission.env(crate::admission::webhooks::DECLARATIONS, &[]);
     (env, WebhookTypes { admission })
 }
 
