@@ -262,3 +262,63 @@ spec:
     let by_second = devices.iter().filter(|d| d["selector"] == 1).count();
     assert_eq!(by_second, 25_000);
 }
+
+#[test]
+fn a_missing_class_fails_its_request_and_no_classes_applies_none() {
+    let claims = temp_file(
+        "missing-class.yaml",
+        r#"apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: x, namespace: ns}
+spec:
+  devices:
+    requests:
+    - name: r
+      exactly: {deviceClassName: nope}
+"#,
+    );
+    let claims = claims.to_str().unwrap();
+    let o = cel(&[
+        "dra",
+        "--slices",
+        "examples/dra/slices.yaml",
+        "--class",
+        "examples/dra/classes.yaml",
+        claims,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        concat!(
+            "ResourceClaim ns/x, request r (class nope): error: claim ns/x, request r: could not retrieve device class nope: deviceclass.resource.k8s.io \"nope\" not found\n",
+            "1 request, 3 devices: 1 with errors, 0 warnings\n"
+        )
+    );
+    let o = cel(&["dra", "--slices", "examples/dra/slices.yaml", claims]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("(class nope): 3 of 3 devices match"), "{out}");
+    assert!(
+        out.contains(
+            "note: no --class given: the selectors of DeviceClass \"nope\" are not applied"
+        ),
+        "{out}"
+    );
+    // A release that does not serve the objects' API version: unusable input.
+    let o = cel(&[
+        "dra",
+        "--profile",
+        "kubernetes=1.33",
+        "--slices",
+        "examples/dra/slices.yaml",
+        claims,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(
+            "examples/dra/slices.yaml: apiVersion \"resource.k8s.io/v1\" is not served by Kubernetes 1.33"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}
