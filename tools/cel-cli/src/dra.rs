@@ -38,7 +38,9 @@ still runs.
     \"error\":...}]}
 or {\"ok\":false,\"error\":...} for a line that cannot be used. \"selector\" (the index of
 the first selector that is false or fails, in its class's or the request's list) and
-\"error\" (the DRA library's words) appear only when the device is not matched. The status
+\"error\" (the DRA library's words) appear only when the device is not matched;
+\"class_applied\":false says the class's selectors were not applied (no classes given), and
+a request-level \"error\" that its class does not exist (then no devices). The status
 is 1 when a line is not ok. --output json prints the same object for the files.")]
 pub(crate) struct DraArgs {
     /// ResourceClaims and ResourceClaimTemplates (files, directories or `-`).
