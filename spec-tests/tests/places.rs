@@ -5,8 +5,8 @@
 //! version, when not the newest) with what Kubernetes' test expects:
 //! `rule` (a validation rule, which must be a bool where the place's other expressions may
 //! be anything), `compile_only` (it compiles), `match` (the selector's or condition's bool), `value` (the result as CEL text),
-//! `compile_error` or `eval_error` (text the error contains), and `cost` (the run-time
-//! cost Kubernetes' test records). A case Celerity does not pass yet says why in
+//! `compile_error` or `eval_error` (text the error contains), `cost` (the run-time
+//! cost Kubernetes' test records) and `est_max` (the static estimate's maximum it records). A case Celerity does not pass yet says why in
 //! `known_failure`; the test checks that it still fails, so the list only shrinks.
 
 use std::path::PathBuf;
@@ -62,6 +62,15 @@ fn run(case: &Json, backend: Backend) -> Result<(), String> {
     if case.get("compile_error").is_some() {
         return Err("compiled".into());
     }
+    if let Some(want) = case["est_max"].as_u64() {
+        let est = env
+            .env()
+            .estimate_cost(&compiled.ast, &celerity::PathSizes::default())
+            .map(|e| e.max);
+        if est != Some(want) {
+            return Err(format!("estimated cost {est:?} (Kubernetes: {want})"));
+        }
+    }
     if case["compile_only"] == Json::Bool(true) {
         return Ok(());
     }
@@ -107,7 +116,7 @@ fn run(case: &Json, backend: Backend) -> Result<(), String> {
 #[test]
 fn kubernetes_place_cases_pass_on_both_backends() {
     let cases = cases();
-    assert!(cases.len() >= 39, "only {} cases", cases.len());
+    assert!(cases.len() >= 53, "only {} cases", cases.len());
     let mut failures = Vec::new();
     let mut passed = 0;
     for (id, case) in &cases {

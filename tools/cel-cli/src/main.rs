@@ -13,6 +13,7 @@
 //! cel functions --profile kubernetes=1.34 quantity
 //! cel validate --crd examples/crd/widgets.yaml examples/crd/manifests/
 //! cel admit --policy examples/admission/policies.yaml examples/admission/manifests/
+//! cel dra --slices examples/dra/slices.yaml --class examples/dra/classes.yaml examples/dra/claims.yaml
 //! cel playground                         # the playground, on 127.0.0.1
 //! ```
 //!
@@ -37,6 +38,7 @@ mod authn;
 mod batch;
 mod check;
 mod check_policy;
+mod dra;
 mod env;
 mod eval;
 mod functions;
@@ -90,6 +92,10 @@ enum Command {
     /// gives a token with these claims, or its error. Signatures are not checked: it
     /// answers from the decoded claims.
     Authn(authn::AuthnArgs),
+    /// Which devices of ResourceSlices the selectors of DeviceClasses and ResourceClaims
+    /// accept, as the scheduler's allocator evaluates them, with per-device errors and the
+    /// attribute names selectors read that no device has.
+    Dra(dra::DraArgs),
     /// Serve the playground (expression, CRD and admission modes, evaluated in the browser
     /// by Celerity compiled to WebAssembly) on 127.0.0.1.
     Playground(playground::PlaygroundArgs),
@@ -122,6 +128,7 @@ fn main() -> ExitCode {
         Command::Admit(args) => admit::run(&args),
         Command::CheckPolicy(args) => check_policy::run(&args),
         Command::Authn(args) => authn::run(&args),
+        Command::Dra(args) => dra::run(&args),
         Command::Playground(args) => playground::run(&args),
     }
 }

@@ -28,6 +28,8 @@ use super::{expect_object, json_kind};
 
 /// The runtime cost limit of one selector (`resourceapi.CELSelectorExpressionMaxCost`).
 pub const SELECTOR_MAX_COST: u64 = 1_000_000;
+/// The variable selectors read.
+pub const DEVICE_VARIABLE: &str = "device";
 /// The type name of `device`.
 pub const DEVICE_TYPE: &str = "kubernetes.DRADevice";
 /// The most attributes and capacities a device has (`ResourceSliceMaxAttributesAndCapacitiesPerDevice`).
@@ -81,7 +83,7 @@ pub fn env(version: KubeVersion) -> Env {
         .builder()
         .type_provider(Arc::new(SchemaTypes::new(&device)))
         .cost_limit(Some(SELECTOR_MAX_COST))
-        .variable("device", device.cel_type())
+        .variable(DEVICE_VARIABLE, device.cel_type())
         .build()
 }
 
@@ -95,7 +97,7 @@ pub fn not_bool(v: &Value) -> String {
 
 /// Splits a qualified name into domain and identifier, the driver's name being the domain
 /// of names without one.
-fn qualified<'a>(name: &'a str, driver: &'a str) -> (&'a str, &'a str) {
+pub(crate) fn qualified<'a>(name: &'a str, driver: &'a str) -> (&'a str, &'a str) {
     match name.split_once('/') {
         Some((domain, id)) => (domain, id),
         None => (driver, name),
@@ -117,9 +119,19 @@ pub fn device_value(json: &Json) -> Result<Value, String> {
             ));
         }
     };
+    slice_device_value(json, driver, "device")
+}
+
+/// `device` from one device of a ResourceSlice (`spec.devices[i]` at `path`, the slice's
+/// `spec.driver` given apart), as the library's `DeviceMatches` builds it: attributes and
+/// capacities by domain, the driver's name the domain of names without one. A capacity is
+/// `{value: Q}` (`v1beta1` on) or the quantity itself (`v1alpha3`). Errors carry `path`.
+pub fn slice_device_value(json: &Json, driver: &str, path: &str) -> Result<Value, String> {
+    let dev = expect_object(json, path)?;
+    let basic_path = format!("{path}.basic");
     let (parts, base) = match dev.get("basic") {
-        Some(b) if !b.is_null() => (expect_object(b, "device.basic")?, "device.basic"),
-        _ => (dev, "device"),
+        Some(b) if !b.is_null() => (expect_object(b, &basic_path)?, basic_path.as_str()),
+        _ => (dev, path),
     };
     let mut attributes: IndexMap<String, MapValue> = IndexMap::new();
     if let Some(a) = parts.get("attributes").filter(|a| !a.is_null()) {
@@ -137,16 +149,23 @@ pub fn device_value(json: &Json) -> Result<Value, String> {
     if let Some(c) = parts.get("capacity").filter(|c| !c.is_null()) {
         for (name, cap) in expect_object(c, &format!("{base}.capacity"))? {
             let path = format!("{base}.capacity[{name:?}]");
-            let value = match expect_object(cap, &path)?.get("value") {
+            let (quantity, path) = match cap {
+                Json::String(_) | Json::Number(_) => (Some(cap), path),
+                _ => (
+                    expect_object(cap, &path)?.get("value"),
+                    format!("{path}.value"),
+                ),
+            };
+            let value = match quantity {
                 Some(Json::String(q)) => cel_k8s::quantity::to_quantity(&Value::string(q.as_str()))
-                    .map_err(|e| format!("{path}.value: {e}"))?,
+                    .map_err(|e| format!("{path}: {e}"))?,
                 Some(Json::Number(n)) => {
                     cel_k8s::quantity::to_quantity(&Value::string(n.to_string()))
-                        .map_err(|e| format!("{path}.value: {e}"))?
+                        .map_err(|e| format!("{path}: {e}"))?
                 }
                 other => {
                     return Err(format!(
-                        "{path}.value: expected a quantity, got {}",
+                        "{path}: expected a quantity, got {}",
                         other.map_or("nothing", json_kind)
                     ));
                 }

@@ -25,6 +25,7 @@ use serde_json::Value as Json;
 pub mod authn;
 pub mod authz;
 pub mod dra;
+pub mod dra_allocation;
 pub mod jwt;
 pub mod webhook;
 
