@@ -106,6 +106,25 @@ pub fn check_config(
     version: KubeVersion,
     options: &ConfigOptions,
 ) -> Result<ConfigReport, String> {
+    let kind = config_kind(doc, version)?;
+    let obj = super::expect_object(doc, "the document")?;
+    let mut errors = Vec::new();
+    let mut name = None;
+    match kind {
+        ConfigKind::Authentication => authentication(obj, version, options, &mut errors)?,
+        ConfigKind::Authorization => authorization(obj, version, &mut errors)?,
+        ConfigKind::ValidatingWebhooks | ConfigKind::MutatingWebhooks => {
+            let meta = object(obj, "metadata", "")?.cloned().unwrap_or_default();
+            name = Some(string_field(&meta, "name", "metadata")?);
+            webhooks(obj, kind, version, &mut errors)?;
+        }
+    }
+    Ok(ConfigReport { kind, name, errors })
+}
+
+/// The kind of a configuration document, or why the API server of release `version` would
+/// not decode it as one: another kind, or an API version it does not serve.
+pub fn config_kind(doc: &Json, version: KubeVersion) -> Result<ConfigKind, String> {
     let obj = super::expect_object(doc, "the document")?;
     let kind = match obj.get("kind") {
         Some(Json::String(k)) => k.as_str(),
@@ -137,18 +156,7 @@ pub fn check_config(
             served.join(", ")
         ));
     }
-    let mut errors = Vec::new();
-    let mut name = None;
-    match kind {
-        ConfigKind::Authentication => authentication(obj, version, options, &mut errors)?,
-        ConfigKind::Authorization => authorization(obj, version, &mut errors)?,
-        ConfigKind::ValidatingWebhooks | ConfigKind::MutatingWebhooks => {
-            let meta = object(obj, "metadata", "")?.cloned().unwrap_or_default();
-            name = Some(string_field(&meta, "name", "metadata")?);
-            webhooks(obj, kind, version, &mut errors)?;
-        }
-    }
-    Ok(ConfigReport { kind, name, errors })
+    Ok(kind)
 }
 
 /// `field.TooMany`.
