@@ -223,3 +223,90 @@ fn kubernetes_jwt_authenticator_cases_pass_on_both_backends() {
         failures.join("\n")
     );
 }
+
+/// Kubernetes' tests of the configuration checks (`spec-tests/cases/places/config/*.jsonl`,
+/// from `pkg/apis/apiserver/validation/validation_test.go`): `{"name", "part", "path",
+/// "in", "want", "source"}`, where `part` names the function the test calls
+/// (`claimValidationRules`, `claimMappings`, `userValidationRules` at `path`; `config` for a
+/// whole AuthenticationConfiguration, with `disallowed_issuers`; `authzMatchConditions`)
+/// and `want` is the aggregate of its field errors, exactly ("" when valid), or
+/// `want_contains` text the aggregate contains ("": no errors), as the admission webhook
+/// configurations' tests (`pkg/apis/admissionregistration/validation/validation_test.go`)
+/// compare. The checks
+/// compile expressions and never run them, so one backend tells all. Cases of a feature
+/// gate turned off (every release from 1.30 has it on) are not transcribed.
+fn run_config(case: &Json) -> Result<(), String> {
+    use celerity_kubernetes::places::config_check::{
+        ConfigOptions, check_config, validate_authz_match_conditions,
+    };
+    use celerity_kubernetes::places::jwt_validation::{aggregate, validate_part};
+    let version = celerity::kubernetes::NEWEST_VERSION;
+    let input = &case["in"];
+    let errors = match case["part"].as_str().unwrap() {
+        "config" => {
+            let options = ConfigOptions {
+                disallowed_issuers: serde_json::from_value(case["disallowed_issuers"].clone())
+                    .unwrap_or_default(),
+            };
+            check_config(input, version, &options)?.errors
+        }
+        "authzMatchConditions" => validate_authz_match_conditions(input, version)?,
+        part => validate_part(
+            part.parse()?,
+            input,
+            case["path"].as_str().unwrap(),
+            version,
+            case["uses_email_verified"] == Json::Bool(true),
+        )?,
+    };
+    let got = if errors.is_empty() {
+        String::new()
+    } else {
+        aggregate(&errors)
+    };
+    let passes = match (case["want"].as_str(), case["want_contains"].as_str()) {
+        (Some(want), _) => want == got,
+        (None, Some("")) => got.is_empty(),
+        (None, Some(part)) => got.contains(part),
+        (None, None) => false,
+    };
+    if passes {
+        Ok(())
+    } else {
+        Err(format!("got {got:?}"))
+    }
+}
+
+#[test]
+fn kubernetes_config_validation_cases_pass() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cases/places/config");
+    let mut cases = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("cases/places/config") {
+        let path = entry.expect("entry").path();
+        let text = std::fs::read_to_string(&path).expect("read");
+        for (i, line) in text.lines().enumerate() {
+            let case: Json = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), i + 1));
+            cases.push(case);
+        }
+    }
+    assert!(cases.len() >= 89, "only {} cases", cases.len());
+    let (mut passed, mut failures) = (0, Vec::new());
+    for case in &cases {
+        let name = case["name"].as_str().unwrap();
+        let known = case.get("known_failure").is_some();
+        match (run_config(case), known) {
+            (Ok(()), false) => passed += 1,
+            (Err(_), true) => {}
+            (Err(why), false) => failures.push(format!("{name}: {why}")),
+            (Ok(()), true) => failures.push(format!("{name} passes now: remove its known_failure")),
+        }
+    }
+    eprintln!("{passed} configuration cases pass of {}", cases.len());
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -4,7 +4,9 @@
 
 use std::process::ExitCode;
 
+use celerity_kubernetes::places::config_check::{ConfigKind, ConfigOptions, check_config};
 use celerity_kubernetes::places::jwt::{JwtAuthenticator, UserInfo};
+use celerity_kubernetes::places::jwt_validation::aggregate;
 use clap::Args;
 use serde_json::{Map, Value as Json, json};
 
@@ -146,40 +148,22 @@ fn read_config(
     };
     let config = doc.value.as_ref().map_err(|e| format!("{path}: {e}"))?;
     let where_ = doc.location();
-    let kind = config
-        .get("kind")
-        .and_then(Json::as_str)
-        .unwrap_or_default();
-    if kind != "AuthenticationConfiguration" {
+    // The API server's checks of the whole file first (`cel check-config`'s).
+    let report = check_config(config, version, &ConfigOptions::default())
+        .map_err(|e| format!("{where_}: {e}"))?;
+    if report.kind != ConfigKind::Authentication {
         return Err(format!(
-            "{where_}: kind {kind:?} is not AuthenticationConfiguration"
+            "{where_}: kind {:?} is not AuthenticationConfiguration",
+            report.kind.name()
         ));
     }
-    let api = config
-        .get("apiVersion")
-        .and_then(Json::as_str)
-        .unwrap_or_default();
-    if !matches!(
-        api,
-        "apiserver.config.k8s.io/v1"
-            | "apiserver.config.k8s.io/v1beta1"
-            | "apiserver.config.k8s.io/v1alpha1"
-    ) {
-        return Err(format!(
-            "{where_}: apiVersion {api:?} is not apiserver.config.k8s.io/v1, v1beta1 or v1alpha1"
-        ));
+    if !report.errors.is_empty() {
+        return Err(format!("{where_}: {}", aggregate(&report.errors)));
     }
-    let jwt = match config.get("jwt") {
-        None | Some(Json::Null) => &[][..],
-        Some(Json::Array(a)) => a.as_slice(),
-        Some(_) => return Err(format!("{where_}: jwt: expected a list")),
-    };
-    if jwt.len() > 64 {
-        return Err(format!(
-            "{where_}: jwt: Too many: {}: must have at most 64 items",
-            jwt.len()
-        ));
-    }
+    let jwt = config
+        .get("jwt")
+        .and_then(Json::as_array)
+        .map_or(&[][..], Vec::as_slice);
     let mut out = Vec::new();
     let mut errors = Vec::new();
     for (i, item) in jwt.iter().enumerate() {

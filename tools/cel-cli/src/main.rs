@@ -37,6 +37,7 @@ mod admit;
 mod authn;
 mod batch;
 mod check;
+mod check_config;
 mod check_policy;
 mod dra;
 mod env;
@@ -88,6 +89,10 @@ enum Command {
     /// Type-check ValidatingAdmissionPolicies against the schemas of the kinds they match,
     /// as the API server does for `status.typeChecking`; exit 1 on warnings.
     CheckPolicy(check_policy::CheckPolicyArgs),
+    /// Check AuthenticationConfiguration, AuthorizationConfiguration and
+    /// Validating/MutatingWebhookConfiguration files as the API server does when it loads
+    /// or creates them, every CEL expression compiled: its field errors, exit 1 on any.
+    CheckConfig(check_config::CheckConfigArgs),
     /// The user the API server's JWT authenticator (AuthenticationConfiguration `jwt[]`)
     /// gives a token with these claims, or its error. Signatures are not checked: it
     /// answers from the decoded claims.
@@ -127,6 +132,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate::run(&args),
         Command::Admit(args) => admit::run(&args),
         Command::CheckPolicy(args) => check_policy::run(&args),
+        Command::CheckConfig(args) => check_config::run(&args),
         Command::Authn(args) => authn::run(&args),
         Command::Dra(args) => dra::run(&args),
         Command::Playground(args) => playground::run(&args),

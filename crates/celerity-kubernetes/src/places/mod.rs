@@ -24,9 +24,11 @@ use serde_json::Value as Json;
 
 pub mod authn;
 pub mod authz;
+pub mod config_check;
 pub mod dra;
 pub mod dra_allocation;
 pub mod jwt;
+pub mod jwt_validation;
 pub mod webhook;
 
 /// One of the places Kubernetes evaluates CEL outside CRDs and admission policies.

@@ -8,7 +8,7 @@
 //! `request` (a `kubernetes.AdmissionRequest`), `namespaceObject` (a `kubernetes.Namespace`)
 //! and `authorizer` (bound here to an authorizer that allows everything).
 
-use cel_k8s::KubeVersion;
+use cel_k8s::{ExpressionKind, KubeVersion};
 use celerity::kubernetes::{self, AUTHORIZER_VARIABLE};
 use celerity::{Backend, Env, Value};
 use serde_json::Value as Json;
@@ -30,6 +30,22 @@ pub fn env(version: KubeVersion) -> (Env, WebhookTypes) {
     let admission = AdmissionEnv::new(version, Backend::Auto);
     let env = admission.env(crate::admission::webhooks::DECLARATIONS, &[]);
     (env, WebhookTypes { admission })
+}
+
+/// The match conditions' compiler as the API server's validation of a new webhook
+/// configuration uses it (`validateMatchConditionsExpression` in
+/// `kubernetes/pkg/apis/admissionregistration/validation/validation.go`): new expressions
+/// (the release's compatibility version), no `params`, the authorizer declared.
+pub fn validation_compiler(version: KubeVersion) -> (AdmissionEnv, Env) {
+    let admission = AdmissionEnv::new(version, Backend::Interpreter)
+        .with_expression_kind(ExpressionKind::NewExpressions);
+    let decls = Declarations {
+        params: false,
+        authorizer: true,
+        patch_types: false,
+    };
+    let env = admission.env(decls, &[]);
+    (admission, env)
 }
 
 /// `authorizer`, allowing everything, where the version declares it.
