@@ -39,12 +39,7 @@ pub fn env(version: KubeVersion) -> (Env, WebhookTypes) {
 pub fn validation_compiler(version: KubeVersion) -> (AdmissionEnv, Env) {
     let admission = AdmissionEnv::new(version, Backend::Interpreter)
         .with_expression_kind(ExpressionKind::NewExpressions);
-    let decls = Declarations {
-        params: false,
-        authorizer: true,
-        patch_types: false,
-    };
-    let env = admission.env(decls, &[]);
+    let env = admission.env(crate::admission::webhooks::DECLARATIONS, &[]);
     (admission, env)
 }
 
