@@ -186,11 +186,13 @@ fn run_jwt(case: &Json, backend: Backend) -> Result<(), String> {
     }
 }
 
-#[test]
-fn kubernetes_jwt_authenticator_cases_pass_on_both_backends() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cases/places/jwt");
+/// Every case of the JSON-lines files of `cases/places/<dir>`.
+fn cases_in(dir: &str) -> Vec<Json> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("cases/places")
+        .join(dir);
     let mut cases = Vec::new();
-    for entry in std::fs::read_dir(&dir).expect("cases/places/jwt") {
+    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let path = entry.expect("entry").path();
         let text = std::fs::read_to_string(&path).expect("read");
         for (i, line) in text.lines().enumerate() {
@@ -199,6 +201,12 @@ fn kubernetes_jwt_authenticator_cases_pass_on_both_backends() {
             cases.push(case);
         }
     }
+    cases
+}
+
+#[test]
+fn kubernetes_jwt_authenticator_cases_pass_on_both_backends() {
+    let cases = cases_in("jwt");
     assert!(cases.len() >= 60, "only {} cases", cases.len());
     let (mut passed, mut failures) = (0, Vec::new());
     for case in &cases {
@@ -279,17 +287,7 @@ fn run_config(case: &Json) -> Result<(), String> {
 
 #[test]
 fn kubernetes_config_validation_cases_pass() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cases/places/config");
-    let mut cases = Vec::new();
-    for entry in std::fs::read_dir(&dir).expect("cases/places/config") {
-        let path = entry.expect("entry").path();
-        let text = std::fs::read_to_string(&path).expect("read");
-        for (i, line) in text.lines().enumerate() {
-            let case: Json = serde_json::from_str(line)
-                .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), i + 1));
-            cases.push(case);
-        }
-    }
+    let cases = cases_in("config");
     assert!(cases.len() >= 89, "only {} cases", cases.len());
     let (mut passed, mut failures) = (0, Vec::new());
     for case in &cases {
