@@ -289,18 +289,7 @@ fn load(
             Err(e) => report(&doc, e),
         }
     }
-    let authorizer = match &args.authz {
-        None => RulesAuthorizer::default(),
-        Some(path) => {
-            let docs = read_documents(std::slice::from_ref(path))?;
-            let rules = match docs.into_iter().next().map(|d| d.value) {
-                Some(Ok(j)) => j,
-                Some(Err(e)) => return Err(format!("{path}: {e}")),
-                None => Json::Array(Vec::new()),
-            };
-            RulesAuthorizer::from_json(&rules).map_err(|e| format!("{path}: {}", e.join("; ")))?
-        }
-    };
+    let authorizer = read_authorizer(args.authz.as_deref())?;
     let (schemas, crds_bad) = crate::check_policy::schemas(&args.crds, &[], version)?;
     let schemas = Arc::new(schemas);
     *bad |= crds_bad;
@@ -316,16 +305,7 @@ fn load(
         ..PolicyInputs::default()
     };
     if args.typecheck {
-        for p in &policies {
-            let warnings = check_policy(p, version, &schemas);
-            eprint!(
-                "{}",
-                crate::check_policy::warning_lines(&p.name, &warnings)
-                    .lines()
-                    .map(|l| format!("warning: {l}\n"))
-                    .collect::<String>()
-            );
-        }
+        typecheck(&policies, version, &schemas);
     }
     let policies_given = !policies.is_empty() || !bindings.is_empty();
     let configured = policies_given || !configurations.is_empty();
@@ -333,17 +313,7 @@ fn load(
     for p in set.problems() {
         eprintln!("warning: {p}");
     }
-    // A match condition that does not compile makes the API server refuse the
-    // configuration: bad input, reported where the configuration was read.
-    for p in set.webhook_problems() {
-        *bad = true;
-        let at = configuration_at
-            .iter()
-            .find(|((kind, name), _)| p.starts_with(&format!("{kind} {name:?}:")))
-            .map(|(_, at)| format!("{at}: "))
-            .unwrap_or_default();
-        eprintln!("{at}error: {p}");
-    }
+    *bad |= report_webhook_problems(&set, &configuration_at);
     let objects = expand_lists(objects);
     warn_unknown_kinds(&objects, &schemas);
     Ok(Loaded {
@@ -356,6 +326,52 @@ fn load(
         policies: policies_given,
         configured,
     })
+}
+
+/// The rules of `--authz` (none: everything allowed).
+fn read_authorizer(path: Option<&str>) -> Result<RulesAuthorizer, String> {
+    let Some(path) = path else {
+        return Ok(RulesAuthorizer::default());
+    };
+    let docs = read_documents(&[path.to_string()])?;
+    let rules = match docs.into_iter().next().map(|d| d.value) {
+        Some(Ok(j)) => j,
+        Some(Err(e)) => return Err(format!("{path}: {e}")),
+        None => Json::Array(Vec::new()),
+    };
+    RulesAuthorizer::from_json(&rules).map_err(|e| format!("{path}: {}", e.join("; ")))
+}
+
+/// `--typecheck`: each policy's warnings against the schemas of what it matches.
+fn typecheck(policies: &[Policy], version: celerity::kubernetes::KubeVersion, schemas: &CrdSet) {
+    for p in policies {
+        let warnings = check_policy(p, version, schemas);
+        eprint!(
+            "{}",
+            crate::check_policy::warning_lines(&p.name, &warnings)
+                .lines()
+                .map(|l| format!("warning: {l}\n"))
+                .collect::<String>()
+        );
+    }
+}
+
+/// A match condition that does not compile makes the API server refuse the configuration:
+/// bad input, reported where the configuration was read. Whether there was any.
+fn report_webhook_problems(
+    set: &PolicySet,
+    configuration_at: &HashMap<(String, String), String>,
+) -> bool {
+    let problems = set.webhook_problems();
+    for p in &problems {
+        let at = configuration_at
+            .iter()
+            .find(|((kind, name), _)| p.starts_with(&format!("{kind} {name:?}:")))
+            .map(|(_, at)| format!("{at}: "))
+            .unwrap_or_default();
+        eprintln!("{at}error: {p}");
+    }
+    !problems.is_empty()
 }
 
 /// Warns once per kind of the manifests that neither a `--crd` nor the built-ins serve: its
