@@ -784,7 +784,8 @@ fn eval_fold<'p>(fold: &'p Fold, st: &mut State<'p, '_>) -> Result<Value> {
                 }
             }
         }
-        Value::Map(m) => {
+        // Maps, and opaque values standing for maps with fixed entries.
+        r if let Some(m) = r.map_entries() => {
             for (k, v) in m.iter() {
                 st.slots[fold.iter_slot] = Slot::Ready(Ok(k.to_value()));
                 if let Some(s2) = fold.iter2_slot {

@@ -924,7 +924,7 @@ shims! {
                 set_err(ctx, 0);
                 l.len() as i64
             }
-            Value::Map(m) => {
+            r if let Some(m) = r.map_entries() => {
                 set_err(ctx, 0);
                 m.len() as i64
             }
@@ -955,7 +955,7 @@ shims! {
                 Some(x) => x as *const Value,
                 None => &NULL_VALUE,
             },
-            Value::Map(m) => match m.get_index(idx) {
+            r if let Some(m) = r.map_entries() => match m.get_index(idx) {
                 Some((k, _)) => state(ctx).arena.alloc_shared(k.to_value()),
                 None => &NULL_VALUE,
             },
@@ -975,7 +975,7 @@ shims! {
         let idx = usize::try_from(i).unwrap_or(usize::MAX);
         let found = match val(range) {
             Value::List(l) => l.get(idx),
-            Value::Map(m) => m.get_index(idx).map(|(_, v)| v),
+            r if let Some(m) = r.map_entries() => m.get_index(idx).map(|(_, v)| v),
             Value::Object(o) => present_slot(state(ctx), o, idx).and_then(|slot| o.slot(slot)),
             _ => None,
         };

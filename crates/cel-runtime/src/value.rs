@@ -98,6 +98,16 @@ impl Drop for Value {
 }
 
 impl Value {
+    /// The entries of a map, or of an opaque value standing for a map with fixed entries
+    /// ([`OpaqueMap::entries`]): what a comprehension ranges over, in both evaluators.
+    pub fn map_entries(&self) -> Option<&MapValue> {
+        match self {
+            Value::Map(m) => Some(m),
+            Value::Opaque(o) => o.as_map()?.entries(),
+            _ => None,
+        }
+    }
+
     /// The rest of [`Value`]'s drop, out of line.
     #[cold]
     #[inline(never)]
@@ -260,6 +270,14 @@ pub trait OpaqueMap {
     /// The entry of `key`: `None` when the map has no such key, `Some(Err(_))` when the
     /// entry exists and computing it failed (the read then fails with that error).
     fn find(&self, key: &str) -> Option<crate::Result<Value>>;
+
+    /// All its entries, when they are fixed rather than computed on first read (cel-go's
+    /// `traits.Mapper` over a map, as the DRA library's map with a default value): then
+    /// comprehensions range over them, as over a map's. `None` (the default) for maps that
+    /// cannot be listed.
+    fn entries(&self) -> Option<&MapValue> {
+        None
+    }
 }
 
 /// A point in time: seconds and nanoseconds since the Unix epoch, plus the UTC offset it was

@@ -264,4 +264,8 @@ impl OpaqueMap for DefaultingMap {
             .unwrap_or_else(|| Value::Map(Arc::new(MapValue::new())));
         Some(Ok(v))
     }
+
+    fn entries(&self) -> Option<&MapValue> {
+        Some(&self.0)
+    }
 }
