@@ -53,6 +53,10 @@ pub(crate) struct ValidateArgs {
     /// validated, as objects of unknown kinds are.
     #[arg(long)]
     no_builtins: bool,
+    /// Validate built-in kinds as written, without the defaults the API server's decoder
+    /// gives them (`imagePullPolicy`, `protocol: TCP`, a Deployment's strategy, ...).
+    #[arg(long)]
+    no_defaults: bool,
     /// OpenAPI v3 documents (files or directories) as `kubectl get --raw
     /// /openapi/v3/apis/<group>/<version>` prints them: their kinds are validated as
     /// built-in kinds are, overriding the shipped schemas (repeatable).
@@ -199,7 +203,8 @@ pub(crate) fn run(args: &ValidateArgs) -> ExitCode {
         olds,
         request: RequestOptions::default()
             .namespace(args.namespace.clone())
-            .field_validation(args.field_validation.level()),
+            .field_validation(args.field_validation.level())
+            .builtin_defaults(!args.no_defaults),
         server_minor,
         builtins: !args.no_builtins,
     };

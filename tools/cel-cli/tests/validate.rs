@@ -629,6 +629,30 @@ fn built_in_kinds_are_validated_against_the_published_schemas() {
     }
 }
 
+/// Built-in kinds are validated with the defaults the API server's decoder gives them: a
+/// port without a protocol is TCP, so a second port 80 that says TCP repeats it.
+#[test]
+fn built_in_kinds_are_validated_with_their_defaults() {
+    let service = "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  ports:\n  \
+                   - {name: a, port: 80}\n  - {name: b, port: 80, protocol: TCP}\n";
+    let o = cel_stdin(&["validate", "-"], service);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains(
+            "The Service \"s\" is invalid: spec.ports[1]: Duplicate value: {\"port\":80,\"protocol\":\"TCP\"}"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    let o = cel_stdin(&["validate", "--no-defaults", "-"], service);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("Service \"s\" is valid"),
+        "{}",
+        stdout(&o)
+    );
+}
+
 #[test]
 fn built_in_kinds_and_custom_resources_mix() {
     let o = cel(&[

@@ -540,15 +540,23 @@ pub fn covered() -> impl Iterator<Item = (&'static str, &'static str)> {
 /// Wrong types (a string `replicas`) are left in place for validation to report.
 pub fn server_object(minor: u32, object: &Json) -> Json {
     let mut out = object.clone();
-    let Some(map) = out.as_object_mut() else {
-        return out;
-    };
+    apply_server_defaults(minor, &mut out);
+    out
+}
+
+/// [`server_object`] in place: `object` becomes the object the API server of `1.<minor>`
+/// builds from it. A kind without a table, or a value that is not an object, is left as it
+/// is.
+pub fn apply_server_defaults(minor: u32, object: &mut Json) {
     let (api_version, kind) = crate::type_meta(object);
-    let Some((_, _, rules)) = KINDS
+    let Some(&(api_version, kind, rules)) = KINDS
         .iter()
         .find(|(v, k, _)| *v == api_version && *k == kind)
     else {
-        return out;
+        return;
+    };
+    let Some(map) = object.as_object_mut() else {
+        return;
     };
     if let Some(Json::Object(meta)) = map.get_mut("metadata") {
         apply(meta, OBJECT_META, minor, 0);
@@ -579,7 +587,6 @@ pub fn server_object(minor: u32, object: &Json) -> Json {
         ("v1", "ReplicationController") => controller_selector(map),
         _ => {}
     }
-    out
 }
 
 /// How deep tables nest at most (the tables are ours; this only guards a mistake in them).

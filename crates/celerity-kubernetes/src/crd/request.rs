@@ -22,11 +22,12 @@
 
 use cel_k8s_schema::field::{FieldError, Path};
 use cel_k8s_schema::objectmeta;
-use cel_k8s_schema::pruning::unknown_field_warning;
+use cel_k8s_schema::pruning::{self, unknown_field_warning};
 use serde_json::{Map, Value as Json, json};
 
 use super::definition::{CompiledCrd, CrdVersion};
 use super::texts::field_error_as_of;
+use crate::builtin::server_object::apply_server_defaults;
 
 /// What the API server does with fields a request has but the schema does not declare, and
 /// with repeated fields (the request's `fieldValidation`; kubectl sends `Strict`).
@@ -50,6 +51,11 @@ pub struct RequestOptions {
     pub namespace: String,
     /// What unknown and repeated fields do.
     pub field_validation: FieldValidation,
+    /// Whether a built-in kind gets its release's defaults when it is decoded, as the API
+    /// server's codec gives them ([`crate::builtin::server_object`]); `false` validates the
+    /// manifest as written (`cel validate --no-defaults`). A custom resource's schema
+    /// defaults are always applied.
+    pub builtin_defaults: bool,
 }
 
 impl Default for RequestOptions {
@@ -57,6 +63,7 @@ impl Default for RequestOptions {
         RequestOptions {
             namespace: "default".into(),
             field_validation: FieldValidation::Strict,
+            builtin_defaults: true,
         }
     }
 }
@@ -64,7 +71,18 @@ impl Default for RequestOptions {
 celerity::option_setters!(RequestOptions {
     namespace: String,
     field_validation: FieldValidation,
+    builtin_defaults: bool,
 });
+
+/// What one request's decoding needs besides the object.
+#[derive(Clone, Copy)]
+struct Decoding<'a> {
+    /// The paths of the keys the manifest repeats.
+    duplicates: &'a [String],
+    options: &'a RequestOptions,
+    /// The API server's minor version.
+    minor: u32,
+}
 
 /// What the API server answers to one request.
 #[derive(Clone, Debug, PartialEq)]
@@ -263,14 +281,27 @@ impl CompiledCrd {
         mut object: Json,
         duplicates: &[String],
         options: &RequestOptions,
+        minor: u32,
     ) -> Result<(&CrdVersion, Json, Vec<String>), Box<Answer>> {
         let version = self.version_of(&object)?;
         let mut warnings = Vec::new();
         self.kubectl_namespace(&mut object, options);
-        match self.decode(version, &mut object, duplicates, options, &mut warnings) {
+        let decoding = Decoding {
+            duplicates,
+            options,
+            minor,
+        };
+        match self.decode(version, &mut object, &decoding, &mut warnings) {
             Ok(()) => Ok((version, object, warnings)),
             Err(e) => Err(Box::new(Answer::bad_request(e, object, warnings))),
         }
+    }
+
+    /// Whether objects get a built-in kind's defaults, which its Go codec applies as it
+    /// decodes. They are applied before pruning, which then drops the `null`s Go's encoding
+    /// would write for fields without `omitempty`: validation reads absent and `null` alike.
+    fn gets_builtin_defaults(&self, options: &RequestOptions) -> bool {
+        options.builtin_defaults && self.decoded_as.is_some()
     }
 
     /// The message of the `400` the API server answers a body it cannot decode
@@ -307,10 +338,14 @@ impl CompiledCrd {
         &self,
         version: &CrdVersion,
         object: &mut Json,
-        duplicates: &[String],
-        options: &RequestOptions,
+        decoding: &Decoding,
         warnings: &mut Vec<String>,
     ) -> Result<(), String> {
+        let Decoding {
+            duplicates,
+            options,
+            minor,
+        } = *decoding;
         let cannot = |e: &str| self.cannot_be_handled(&version.name, e);
         if let Some(refusal) = self.decode_refusal(object) {
             return Err(refusal);
@@ -329,9 +364,20 @@ impl CompiledCrd {
                     .map(|f| unknown_field_warning(&format!("metadata.{f}"))),
             );
         }
-        let pruned = version
-            .defaulter
-            .prune_and_default(object, &version.schema, true);
+        let pruned = if self.gets_builtin_defaults(options) {
+            // The unknown fields are the manifest's: a default the schema does not declare
+            // (a user's schema may be narrower than the release's types) is dropped quietly.
+            let pruned = pruning::prune(object, &version.schema, true);
+            apply_server_defaults(minor, object);
+            version
+                .defaulter
+                .prune_and_default(object, &version.schema, true);
+            pruned
+        } else {
+            version
+                .defaulter
+                .prune_and_default(object, &version.schema, true)
+        };
         strict.extend(pruned.iter().map(|p| unknown_field_warning(p)));
         if version.embedded_resources {
             strict.extend(
@@ -389,10 +435,11 @@ impl CompiledCrd {
         options: &RequestOptions,
         minor: u32,
     ) -> Answer {
-        let (version, mut object, mut warnings) = match self.received(object, duplicates, options) {
-            Ok(received) => received,
-            Err(answer) => return *answer,
-        };
+        let (version, mut object, mut warnings) =
+            match self.received(object, duplicates, options, minor) {
+                Ok(received) => received,
+                Err(answer) => return *answer,
+            };
         if let Some(meta) = metadata_mut(&mut object) {
             for wiped in [
                 "creationTimestamp",
@@ -449,13 +496,17 @@ impl CompiledCrd {
         options: &RequestOptions,
         minor: u32,
     ) -> Answer {
-        let (version, mut object, mut warnings) = match self.received(object, duplicates, options) {
-            Ok(received) => received,
-            Err(answer) => return *answer,
-        };
+        let (version, mut object, mut warnings) =
+            match self.received(object, duplicates, options, minor) {
+                Ok(received) => received,
+                Err(answer) => return *answer,
+            };
         // The stored object: as it was decoded when it was stored.
         let mut old = old.clone();
         self.kubectl_namespace(&mut old, options);
+        if self.gets_builtin_defaults(options) {
+            apply_server_defaults(minor, &mut old);
+        }
         version
             .defaulter
             .prune_and_default(&mut old, &version.schema, true);
