@@ -16,8 +16,10 @@
 //!
 //! The facts are data (`Rule` tables below), one table per Go type, each line naming its
 //! source: the type's field tags in `k8s.io/api` (`core/v1/types.go`, `apps/v1/types.go`,
-//! `batch/v1/types.go`, `networking/v1/types.go`, `rbac/v1/types.go`, `storage/v1/types.go`)
-//! and the defaulting functions of `k8s.io/kubernetes` (`pkg/apis/<group>/v1/defaults.go`),
+//! `batch/v1/types.go`, `networking/v1/types.go`, `rbac/v1/types.go`, `storage/v1/types.go`,
+//! `autoscaling/v2/types.go`, `policy/v1/types.go`, `discovery/v1/types.go`,
+//! `scheduling/v1/types.go`) and the defaulting functions of `k8s.io/kubernetes`
+//! (`pkg/apis/<group>/<version>/defaults.go`),
 //! read at the tags of the releases (v1.30.0 to v1.37); a line that entered in a later release
 //! carries its first minor. Kinds without a table are passed through as written
 //! ([`covered`] says which are covered).
@@ -34,6 +36,9 @@ enum Fact {
     /// The defaulting function sets this value (JSON text) when the field is absent, `null`
     /// or empty.
     Default(&'static str),
+    /// The defaulting function sets this list (JSON text) when the field is absent, `null`
+    /// or an empty list (Go's `len(x) == 0`).
+    DefaultList(&'static str),
     /// Declared without `omitempty` (a slice, map or pointer): written as `null` when absent.
     Null,
     /// A struct-valued field: written as `{}` when absent or `null`.
@@ -276,6 +281,37 @@ const NAMESPACE: &[Rule] = &[
 
 const SECRET: &[Rule] = &[r("type", Default("\"Opaque\""))]; // SetDefaults_Secret
 
+/// PersistentVolumeSpec (SetDefaults_PersistentVolume).
+const PV_SPEC: &[Rule] = &[
+    r("persistentVolumeReclaimPolicy", Default("\"Retain\"")),
+    r("volumeMode", Default("\"Filesystem\"")),
+    r("hostPath", Type(HOST_PATH)),
+];
+
+const PV_STATUS: &[Rule] = &[r("phase", Default("\"Pending\""))]; // SetDefaults_PersistentVolume
+
+const PERSISTENT_VOLUME: &[Rule] = &[
+    r("spec", Object),
+    r("spec", Type(PV_SPEC)),
+    r("status", Object),
+    r("status", Type(PV_STATUS)),
+];
+
+const ENDPOINT_PORT: &[Rule] = &[r("protocol", Default("\"TCP\""))]; // SetDefaults_Endpoints
+
+const ENDPOINT_SUBSET: &[Rule] = &[r("ports", Each(ENDPOINT_PORT))];
+
+const ENDPOINTS: &[Rule] = &[r("subsets", Each(ENDPOINT_SUBSET))];
+
+/// LimitRangeItem: `Type LimitType` has no `omitempty`; a `Container` item's `default` and
+/// `defaultRequest` are filled by [`limit_range_defaults`].
+const LIMIT_RANGE_ITEM: &[Rule] = &[r("type", Default("\"\""))];
+
+/// LimitRangeSpec: `Limits []LimitRangeItem` has no `omitempty`.
+const LIMIT_RANGE_SPEC: &[Rule] = &[r("limits", Null), r("limits", Each(LIMIT_RANGE_ITEM))];
+
+const LIMIT_RANGE: &[Rule] = &[r("spec", Object), r("spec", Type(LIMIT_RANGE_SPEC))];
+
 // ---- apps/v1 (k8s.io/api apps/v1/types.go; pkg/apis/apps/v1/defaults.go) ----
 
 const ROLLING_UPDATE_DEPLOYMENT: &[Rule] = &[
@@ -500,6 +536,110 @@ const STORAGE_CLASS: &[Rule] = &[
     r("volumeBindingMode", Default("\"Immediate\"")),
 ];
 
+// ---- autoscaling/v2 (k8s.io/api autoscaling/v2/types.go; pkg/apis/autoscaling/v2/defaults.go) ----
+
+/// An HPA without metrics scales on CPU at 80% (`autoscaling.DefaultCPUUtilization`).
+const HPA_CPU_METRIC: &str = r#"[{"type": "Resource", "resource": {"name": "cpu",
+    "target": {"type": "Utilization", "averageUtilization": 80}}}]"#;
+
+/// `defaultHPAScaleUpRules`: no stabilization, the larger of 4 pods or 100% per 15 s.
+const HPA_SCALE_UP: &[Rule] = &[
+    r("stabilizationWindowSeconds", Default("0")),
+    r("selectPolicy", Default("\"Max\"")),
+    r(
+        "policies",
+        Default(
+            r#"[{"type": "Pods", "value": 4, "periodSeconds": 15},
+                {"type": "Percent", "value": 100, "periodSeconds": 15}]"#,
+        ),
+    ),
+];
+
+/// `defaultHPAScaleDownRules`: 100% per 15 s; the stabilization window stays unset (the
+/// controller's flag decides it).
+const HPA_SCALE_DOWN: &[Rule] = &[
+    r("selectPolicy", Default("\"Max\"")),
+    r(
+        "policies",
+        Default(r#"[{"type": "Percent", "value": 100, "periodSeconds": 15}]"#),
+    ),
+];
+
+/// SetDefaults_HorizontalPodAutoscalerBehavior: a behavior that is given gets both rules,
+/// each filled from the defaults.
+const HPA_BEHAVIOR: &[Rule] = &[
+    r("scaleUp", Object),
+    r("scaleUp", Type(HPA_SCALE_UP)),
+    r("scaleDown", Object),
+    r("scaleDown", Type(HPA_SCALE_DOWN)),
+];
+
+/// HorizontalPodAutoscalerSpec (SetDefaults_HorizontalPodAutoscaler); `ScaleTargetRef` is a
+/// struct and `MaxReplicas int32` has no `omitempty`.
+const HPA_SPEC: &[Rule] = &[
+    r("scaleTargetRef", Object),
+    r("maxReplicas", Default("0")),
+    r("minReplicas", Default("1")),
+    r("metrics", DefaultList(HPA_CPU_METRIC)),
+    r("behavior", Type(HPA_BEHAVIOR)),
+];
+
+/// HorizontalPodAutoscalerStatus: `DesiredReplicas` and `CurrentMetrics` have no
+/// `omitempty`.
+const HPA_STATUS: &[Rule] = &[
+    r("desiredReplicas", Default("0")),
+    r("currentMetrics", Null),
+];
+
+const HPA: &[Rule] = &[
+    r("spec", Object),
+    r("spec", Type(HPA_SPEC)),
+    r("status", Object),
+    r("status", Type(HPA_STATUS)),
+];
+
+// ---- policy/v1 (k8s.io/api policy/v1/types.go; no defaulting functions) ----
+
+/// PodDisruptionBudgetStatus: four counts without `omitempty`.
+const PDB_STATUS: &[Rule] = &[
+    r("disruptionsAllowed", Default("0")),
+    r("currentHealthy", Default("0")),
+    r("desiredHealthy", Default("0")),
+    r("expectedPods", Default("0")),
+];
+
+const PDB: &[Rule] = &[
+    r("spec", Object),
+    r("status", Object),
+    r("status", Type(PDB_STATUS)),
+];
+
+// ---- discovery/v1 (k8s.io/api discovery/v1/types.go; pkg/apis/discovery/v1/defaults.go) ----
+
+const SLICE_PORT: &[Rule] = &[
+    r("name", Default("\"\"")),        // SetDefaults_EndpointPort
+    r("protocol", Default("\"TCP\"")), // SetDefaults_EndpointPort
+];
+
+/// Endpoint: `Addresses []string` has no `omitempty`; `Conditions` is a struct.
+const SLICE_ENDPOINT: &[Rule] = &[r("addresses", Null), r("conditions", Object)];
+
+/// EndpointSlice: `Endpoints` and `Ports` have no `omitempty`.
+const ENDPOINT_SLICE: &[Rule] = &[
+    r("endpoints", Null),
+    r("endpoints", Each(SLICE_ENDPOINT)),
+    r("ports", Null),
+    r("ports", Each(SLICE_PORT)),
+];
+
+// ---- scheduling/v1 (pkg/apis/scheduling/v1/defaults.go) ----
+
+/// PriorityClass: `Value int32` has no `omitempty` (SetDefaults_PriorityClass).
+const PRIORITY_CLASS: &[Rule] = &[
+    r("value", Default("0")),
+    r("preemptionPolicy", Default("\"PreemptLowerPriority\"")),
+];
+
 /// The covered kinds: (apiVersion, kind, the table of the kind's own fields).
 const KINDS: &[(&str, &str, &[Rule])] = &[
     ("v1", "Pod", POD),
@@ -509,6 +649,9 @@ const KINDS: &[(&str, &str, &[Rule])] = &[
     ("v1", "PersistentVolumeClaim", PVC),
     ("v1", "Namespace", NAMESPACE),
     ("v1", "Secret", SECRET),
+    ("v1", "PersistentVolume", PERSISTENT_VOLUME),
+    ("v1", "Endpoints", ENDPOINTS),
+    ("v1", "LimitRange", LIMIT_RANGE),
     ("apps/v1", "Deployment", DEPLOYMENT),
     ("apps/v1", "ReplicaSet", REPLICA_SET),
     ("apps/v1", "DaemonSet", DAEMON_SET),
@@ -526,6 +669,10 @@ const KINDS: &[(&str, &str, &[Rule])] = &[
         ROLE_BINDING,
     ),
     ("storage.k8s.io/v1", "StorageClass", STORAGE_CLASS),
+    ("autoscaling/v2", "HorizontalPodAutoscaler", HPA),
+    ("policy/v1", "PodDisruptionBudget", PDB),
+    ("discovery.k8s.io/v1", "EndpointSlice", ENDPOINT_SLICE),
+    ("scheduling.k8s.io/v1", "PriorityClass", PRIORITY_CLASS),
 ];
 
 /// The kinds whose defaults and encoding are applied (`apiVersion`, `kind`).
@@ -585,6 +732,7 @@ pub fn apply_server_defaults(minor: u32, object: &mut Json) {
             }
         }
         ("v1", "ReplicationController") => controller_selector(map),
+        ("v1", "LimitRange") => limit_range_defaults(map),
         _ => {}
     }
 }
@@ -621,6 +769,16 @@ fn apply(map: &mut Map<String, Json>, rules: &[Rule], minor: u32, depth: usize) 
                 if is_empty(map.get(field))
                     && let Ok(v) = serde_json::from_str::<Json>(text)
                 {
+                    map.insert(field.into(), v);
+                }
+            }
+            DefaultList(text) => {
+                let empty = match map.get(field) {
+                    None | Some(Json::Null) => true,
+                    Some(Json::Array(items)) => items.is_empty(),
+                    Some(_) => false,
+                };
+                if empty && let Ok(v) = serde_json::from_str::<Json>(text) {
                     map.insert(field.into(), v);
                 }
             }
@@ -859,6 +1017,37 @@ fn host_network_ports(spec: &mut Map<String, Json>) {
                 {
                     p.insert("hostPort".into(), port);
                 }
+            }
+        }
+    }
+}
+
+/// A LimitRange's `Container` items get a default limit from their max, and a default
+/// request from their default limit, else their min, resource by resource
+/// (SetDefaults_LimitRangeItem). Empty maps stay unwritten (`omitempty`).
+fn limit_range_defaults(map: &mut Map<String, Json>) {
+    let Some(Json::Array(items)) = map.get_mut("spec").and_then(|s| s.get_mut("limits")) else {
+        return;
+    };
+    for item in items.iter_mut().filter_map(Json::as_object_mut) {
+        if item.get("type").and_then(Json::as_str) != Some("Container") {
+            continue;
+        }
+        let resources = |item: &Map<String, Json>, key: &str| match item.get(key) {
+            Some(Json::Object(m)) => m.clone(),
+            _ => Map::new(),
+        };
+        let mut default = resources(item, "default");
+        for (k, v) in resources(item, "max") {
+            default.entry(k).or_insert(v);
+        }
+        let mut request = resources(item, "defaultRequest");
+        for (k, v) in default.iter().chain(resources(item, "min").iter()) {
+            request.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        for (key, value) in [("default", default), ("defaultRequest", request)] {
+            if !value.is_empty() {
+                item.insert(key.into(), Json::Object(value));
             }
         }
     }

@@ -376,3 +376,131 @@ fn other_kinds_and_values_pass_through() {
                      "spec": "nope"});
     assert_eq!(server_object(36, &bad)["spec"], json!("nope"));
 }
+
+#[test]
+fn limit_range_container_items_get_default_limits_and_requests() {
+    // TestSetDefaultLimitRangeItem (pkg/apis/core/v1/defaults_test.go): the default limit
+    // from the max, the default request from the default limit, else from the min.
+    check(
+        36,
+        json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "l"},
+        "spec": {"limits": [
+            {"type": "Container", "max": {"cpu": "100m"}, "min": {"memory": "100Mi"}},
+            {"type": "Pod", "max": {"cpu": "1"}},
+            {"max": {"cpu": "1"}},
+        ]}}),
+        json!({"apiVersion": "v1", "kind": "LimitRange",
+        "metadata": {"name": "l", "creationTimestamp": null},
+        "spec": {"limits": [
+            {"type": "Container", "max": {"cpu": "100m"}, "min": {"memory": "100Mi"},
+             "default": {"cpu": "100m"},
+             "defaultRequest": {"cpu": "100m", "memory": "100Mi"}},
+            {"type": "Pod", "max": {"cpu": "1"}},
+            {"type": "", "max": {"cpu": "1"}},
+        ]}}),
+    );
+    check(
+        36,
+        json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "l"}}),
+        json!({"apiVersion": "v1", "kind": "LimitRange",
+            "metadata": {"name": "l", "creationTimestamp": null},
+            "spec": {"limits": null}}),
+    );
+}
+
+#[test]
+fn hpas_scale_on_cpu_and_fill_a_given_behavior() {
+    // SetDefaults_HorizontalPodAutoscaler (pkg/apis/autoscaling/v2/defaults.go): one
+    // replica at least, CPU at 80%, and a behavior that is given filled from both rules'
+    // defaults.
+    let bare = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "h"},
+        "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "d"}, "maxReplicas": 5}});
+    check(
+        36,
+        bare.clone(),
+        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "h", "creationTimestamp": null},
+            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "d"}, "maxReplicas": 5,
+                "minReplicas": 1,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                    "target": {"type": "Utilization", "averageUtilization": 80}}}]},
+            "status": {"desiredReplicas": 0, "currentMetrics": null}}),
+    );
+    let mut with_behavior = bare;
+    with_behavior["spec"]["minReplicas"] = json!(0);
+    with_behavior["spec"]["metrics"] = json!([]);
+    with_behavior["spec"]["behavior"] = json!({"scaleDown": {"stabilizationWindowSeconds": 60}});
+    let got = server_object(36, &with_behavior);
+    assert_eq!(got["spec"]["minReplicas"], json!(0), "a given zero stays");
+    assert_eq!(got["spec"]["metrics"][0]["resource"]["name"], json!("cpu"));
+    assert_eq!(
+        got["spec"]["behavior"],
+        json!({
+            "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
+                {"type": "Pods", "value": 4, "periodSeconds": 15},
+                {"type": "Percent", "value": 100, "periodSeconds": 15}]},
+            "scaleDown": {"stabilizationWindowSeconds": 60, "selectPolicy": "Max", "policies": [
+                {"type": "Percent", "value": 100, "periodSeconds": 15}]},
+        })
+    );
+}
+
+#[test]
+fn persistent_volumes_endpoints_and_slices() {
+    // SetDefaults_PersistentVolume, SetDefaults_Endpoints (core/v1) and
+    // SetDefaults_EndpointPort (discovery/v1).
+    check(
+        36,
+        json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"},
+            "spec": {"hostPath": {"path": "/data"}, "capacity": {"storage": "1Gi"}}}),
+        json!({"apiVersion": "v1", "kind": "PersistentVolume",
+            "metadata": {"name": "pv", "creationTimestamp": null},
+            "spec": {"hostPath": {"path": "/data", "type": ""}, "capacity": {"storage": "1Gi"},
+                "persistentVolumeReclaimPolicy": "Retain", "volumeMode": "Filesystem"},
+            "status": {"phase": "Pending"}}),
+    );
+    check(
+        36,
+        json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "e"},
+            "subsets": [{"addresses": [{"ip": "10.0.0.1"}], "ports": [{"port": 80}]}]}),
+        json!({"apiVersion": "v1", "kind": "Endpoints",
+            "metadata": {"name": "e", "creationTimestamp": null},
+            "subsets": [{"addresses": [{"ip": "10.0.0.1"}],
+                "ports": [{"port": 80, "protocol": "TCP"}]}]}),
+    );
+    check(
+        36,
+        json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+            "metadata": {"name": "s"}, "addressType": "IPv4",
+            "endpoints": [{"addresses": ["10.0.0.1"]}, {}], "ports": [{"port": 80}]}),
+        json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+            "metadata": {"name": "s", "creationTimestamp": null}, "addressType": "IPv4",
+            "endpoints": [{"addresses": ["10.0.0.1"], "conditions": {}},
+                {"addresses": null, "conditions": {}}],
+            "ports": [{"port": 80, "name": "", "protocol": "TCP"}]}),
+    );
+}
+
+#[test]
+fn disruption_budgets_and_priority_classes() {
+    // policy/v1 has no defaulting function: only Go's encoding of the status's counts.
+    check(
+        36,
+        json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "p"}, "spec": {"minAvailable": 1}}),
+        json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "p", "creationTimestamp": null}, "spec": {"minAvailable": 1},
+            "status": {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0,
+                "expectedPods": 0}}),
+    );
+    // SetDefaults_PriorityClass (pkg/apis/scheduling/v1/defaults.go).
+    check(
+        36,
+        json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": "high"}, "value": 1000}),
+        json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": "high", "creationTimestamp": null}, "value": 1000,
+            "preemptionPolicy": "PreemptLowerPriority"}),
+    );
+}
