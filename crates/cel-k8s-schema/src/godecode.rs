@@ -8,7 +8,8 @@
 //! and names the error by the innermost struct holding the field and the JSON names of the
 //! fields that led there (no list indexes, no map keys):
 //! `json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`.
-//! A type that decodes itself and fails (`metav1.Time`) ends the decoding at once with its own
+//! A type that decodes itself and fails (`metav1.Time`, `resource.Quantity`,
+//! `intstr.IntOrString`) ends the decoding at once with its own
 //! error, whatever came before.
 //!
 //! A [`GoType`] is what this module knows of a Go type: built from a kind's published schema
@@ -45,9 +46,18 @@ pub enum GoType {
     /// `metav1.Time` and `metav1.MicroTime`, which decode themselves from a string and fail at
     /// once on anything else.
     Time,
-    /// A type that decodes itself in ways not modelled here (quantities, int-or-string, raw
-    /// JSON): any value passes.
+    /// A type that decodes itself in ways not modelled here (raw JSON, a schema `oneOf`): any
+    /// value passes.
     Any,
+    /// A type with its own `UnmarshalJSON` (`resource.Quantity`, `intstr.IntOrString`):
+    /// `decode` gives the error that ends the decoding, or `None` when the value decodes
+    /// (`null` always does).
+    SelfDecoding {
+        /// The Go type's name (`resource.Quantity`).
+        name: &'static str,
+        /// What its `UnmarshalJSON` says of a value.
+        decode: fn(&Value) -> Option<String>,
+    },
     /// A named type over another (`type PullPolicy string` is `v1.PullPolicy`): decoded as
     /// the type under it, named by its own name in errors.
     Named(Arc<str>, Box<GoType>),
@@ -79,6 +89,7 @@ impl GoType {
             GoType::String => "string".into(),
             GoType::Time => "v1.Time".into(),
             GoType::Any => "interface {}".into(),
+            GoType::SelfDecoding { name, .. } => (*name).into(),
             GoType::Named(name, _) => name.to_string(),
         }
     }
@@ -210,6 +221,32 @@ pub fn not_a_string_error(v: &Value) -> String {
     )
 }
 
+/// `intstr.IntOrString`, which decodes a string as a string and anything else with a new
+/// `encoding/json` decoder into an `int32`. That decoder's `UnmarshalTypeError` is the
+/// standard library's type, which sigs.k8s.io/json does not give a struct context, so it
+/// names no field: `json: cannot unmarshal bool into Go value of type int32`.
+pub const INT_OR_STRING: GoType = GoType::SelfDecoding {
+    name: "intstr.IntOrString",
+    decode: int_or_string_error,
+};
+
+fn int_or_string_error(v: &Value) -> Option<String> {
+    let found = match v {
+        Value::Null | Value::String(_) => return None,
+        Value::Number(n) => {
+            let text = number_text(n);
+            if int_fits(&text, 32) {
+                return None;
+            }
+            format!("number {text}")
+        }
+        other => json_kind(other).to_string(),
+    };
+    Some(format!(
+        "json: cannot unmarshal {found} into Go value of type int32"
+    ))
+}
+
 /// The decoder's error context and its first error.
 #[derive(Default)]
 struct Decoder<'a> {
@@ -249,6 +286,7 @@ impl<'a> Decoder<'a> {
             | (GoType::Time, Value::String(_))
             | (GoType::Bytes, Value::String(_) | Value::Array(_)) => Ok(()),
             (GoType::Time, other) => Err(not_a_string_error(other)),
+            (GoType::SelfDecoding { decode, .. }, v) => decode(v).map_or(Ok(()), Err),
             (GoType::Int(bits), Value::Number(n)) => {
                 let text = number_text(n);
                 if !int_fits(&text, *bits) {

@@ -645,6 +645,51 @@ mod tests {
         // Named types take their names from the table of k8s.io/api's types.
         let pod = go_type(36, &kind(36, "v1", "Pod").unwrap()).unwrap();
         let container = |c: Json| json!({"spec": {"containers": [c]}});
+        // A quantity's parser and int-or-string's own `encoding/json` decoder end the
+        // decoding with their own texts, whatever type error came before (`ports` is
+        // decoded before `resources`).
+        let port_error = "json: cannot unmarshal string into Go struct field \
+                          ContainerPort.spec.containers.ports.containerPort of type int32";
+        let quantity_format = "quantities must match the regular expression \
+                               '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+        for (limits, error) in [
+            (json!({"cpu": "lots"}), Some(quantity_format)),
+            (json!({"cpu": true}), Some(quantity_format)),
+            (json!({"cpu": ""}), Some(quantity_format)),
+            (
+                json!({"memory": "192i"}),
+                Some("unable to parse quantity's suffix"),
+            ),
+            (json!({"cpu": " 500m ", "memory": 1.5e9}), Some(port_error)),
+        ] {
+            let c = container(
+                json!({"resources": {"limits": limits}, "ports": [{"containerPort": "80"}]}),
+            );
+            assert_eq!(pod.decode_error(&c).as_deref(), error, "{c}");
+        }
+        let probe = |port: Json| container(json!({"livenessProbe": {"httpGet": {"port": port}}}));
+        for (port, error) in [
+            (json!("http"), None),
+            (json!(8080), None),
+            (
+                json!(true),
+                Some("json: cannot unmarshal bool into Go value of type int32"),
+            ),
+            (
+                json!(1.5),
+                Some("json: cannot unmarshal number 1.5 into Go value of type int32"),
+            ),
+            (
+                json!(3_000_000_000_u64),
+                Some("json: cannot unmarshal number 3000000000 into Go value of type int32"),
+            ),
+        ] {
+            assert_eq!(
+                pod.decode_error(&probe(port.clone())).as_deref(),
+                error,
+                "{port}"
+            );
+        }
         assert_eq!(
             pod.decode_error(&container(json!({"imagePullPolicy": 1})))
                 .as_deref(),

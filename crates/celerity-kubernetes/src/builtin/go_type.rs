@@ -2,8 +2,10 @@
 //! its published schema: a `$ref` to a definition with properties is a struct named by the
 //! definition (`io.k8s.api.apps.v1.DeploymentSpec` is `v1.DeploymentSpec`), `integer` with
 //! `int32`/`int64` an integer of that size, `byte` strings `[]byte`, `additionalProperties` a
-//! map. Types that decode themselves are what their definitions say they are:
-//! `metav1.Time`/`MicroTime` a time, quantities, int-or-string and raw JSON anything.
+//! map. Types that decode themselves check what their `UnmarshalJSON` checks: `metav1.Time`
+//! and `MicroTime` want a string, `resource.Quantity` a quantity's syntax (its parser's error
+//! ends the decoding: `quantities must match the regular expression ...`),
+//! `intstr.IntOrString` a string or an `int32`; raw JSON is anything.
 //!
 //! Named scalar, slice and map types (`v1.PullPolicy`, `[]v1.Capability`, `v1.ResourceList`)
 //! are not in the schemas: their names come from `schemas/go-names.json`, which
@@ -17,7 +19,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-use cel_k8s_schema::godecode::{GoStruct, GoType};
+use cel_k8s_schema::godecode::{self, GoStruct, GoType};
 use serde_json::Value as Json;
 
 use super::{Definitions, MAX_SCHEMA_NODES};
@@ -28,6 +30,26 @@ const TIMES: &[&str] = &[
     "io.k8s.apimachinery.pkg.apis.meta.v1.Time",
     "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime",
 ];
+
+/// The definitions of the types with their own `UnmarshalJSON` besides times.
+const QUANTITY: &str = "io.k8s.apimachinery.pkg.api.resource.Quantity";
+const INT_OR_STRING: &str = "io.k8s.apimachinery.pkg.util.intstr.IntOrString";
+
+/// `resource.Quantity`'s `UnmarshalJSON` (k8s.io/apimachinery pkg/api/resource/quantity.go):
+/// the value's JSON text, without the quotes of a string, trimmed and parsed; the parser's
+/// error is the decoding's. Quantities too large for this program's exact arithmetic are
+/// accepted, as Go accepts them.
+fn quantity_error(v: &Json) -> Option<String> {
+    let text = match v {
+        Json::Null => return None,
+        Json::String(s) => s.trim().to_string(),
+        other => other.to_string(),
+    };
+    match cel_k8s::quantity::Quantity::parse(&text) {
+        Err(e) if e != cel_k8s::quantity::ERR_TOO_LARGE => Some(e.to_string()),
+        _ => None,
+    }
+}
 
 /// Definition → JSON field → the Go name of the field's named type.
 type GoNames = HashMap<String, HashMap<String, String>>;
@@ -71,6 +93,15 @@ impl<'a> GoTypeBuilder<'a> {
     pub(super) fn definition(&mut self, name: &str) -> Result<GoType, String> {
         if TIMES.contains(&name) {
             return Ok(GoType::Time);
+        }
+        if name == QUANTITY {
+            return Ok(GoType::SelfDecoding {
+                name: "resource.Quantity",
+                decode: quantity_error,
+            });
+        }
+        if name == INT_OR_STRING {
+            return Ok(godecode::INT_OR_STRING);
         }
         if self.stack.iter().any(|s| s == name)
             || self.stack.len() > cel_k8s_schema::schema::MAX_SCHEMA_DEPTH / 2
@@ -144,7 +175,7 @@ impl<'a> GoTypeBuilder<'a> {
             Some("boolean") => GoType::Bool,
             Some("string") => match format {
                 Some("byte") => GoType::Bytes,
-                Some("int-or-string") => GoType::Any,
+                Some("int-or-string") => godecode::INT_OR_STRING,
                 _ => GoType::String,
             },
             Some("array") => match obj.get("items") {
