@@ -14,6 +14,7 @@
 //! the defaults ([`Defaulter::apply`]); [`Defaulter::prune_and_default`] does the three in
 //! that order.
 
+use cel_runtime::MapHasher;
 use indexmap::IndexMap;
 use serde_json::{Map, Value as Json};
 
@@ -32,7 +33,7 @@ struct Node {
     /// The (pruned) default; `None` for none or `null`.
     default: Option<Json>,
     nullable: bool,
-    properties: IndexMap<String, Node>,
+    properties: IndexMap<String, Node, MapHasher>,
     /// Indexes into `properties` of the children whose subtree has a default.
     defaulted_properties: Vec<usize>,
     /// The `additionalProperties` schema.

@@ -29,6 +29,7 @@
 
 use std::sync::Arc;
 
+use cel_runtime::MapHasher;
 use cel_runtime::regex::{Matcher, PatternBudget};
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
@@ -76,7 +77,7 @@ struct Node {
     min_properties: Option<i64>,
     max_properties: Option<i64>,
     required: Vec<String>,
-    properties: IndexMap<String, Node>,
+    properties: IndexMap<String, Node, MapHasher>,
     additional: Additional,
     all_of: Vec<Node>,
     any_of: Vec<Node>,

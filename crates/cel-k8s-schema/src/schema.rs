@@ -1,6 +1,7 @@
 //! The OpenAPI v3 schema of a CustomResourceDefinition (`openAPIV3Schema`, Kubernetes'
 //! `JSONSchemaProps`), read from JSON with every problem reported at its path.
 
+use cel_runtime::MapHasher;
 use indexmap::IndexMap;
 use serde_json::Value as Json;
 
@@ -63,8 +64,9 @@ pub struct Schema {
     pub any_of: Vec<Schema>,
     /// `not`.
     pub not: Option<Box<Schema>>,
-    /// `properties`, in the order written.
-    pub properties: IndexMap<String, Schema>,
+    /// `properties`, in the order written. Hashed with [`MapHasher`] (not SipHash): every key
+    /// of every object validated is looked up here, by pruning, defaulting and validation.
+    pub properties: IndexMap<String, Schema, MapHasher>,
     /// `additionalProperties`.
     pub additional_properties: Option<AdditionalProperties>,
     /// Keywords Kubernetes knows but structural schemas forbid (`$ref`, `patternProperties`,

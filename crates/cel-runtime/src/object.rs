@@ -104,14 +104,14 @@ pub struct ObjectLayout {
     /// where the two collide, as Kubernetes unescapes a selected name before looking it up).
     lookup: IndexMap<Key, usize, MapHasher>,
     /// Data names to slots, for building values.
-    by_data_name: HashMap<Arc<str>, usize>,
+    by_data_name: HashMap<Arc<str>, usize, MapHasher>,
 }
 
 impl ObjectLayout {
     /// A layout with the given type name and fields (in slot order).
     pub fn new(type_name: impl Into<Arc<str>>, fields: Vec<ObjectField>) -> Arc<ObjectLayout> {
         let mut lookup = IndexMap::with_capacity_and_hasher(fields.len() * 2, MapHasher);
-        let mut by_data_name = HashMap::with_capacity(fields.len());
+        let mut by_data_name = HashMap::with_capacity_and_hasher(fields.len(), MapHasher);
         for (slot, f) in fields.iter().enumerate() {
             lookup.insert(Key::String(f.data_name.clone()), slot);
             by_data_name.insert(f.data_name.clone(), slot);

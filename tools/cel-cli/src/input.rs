@@ -309,7 +309,8 @@ struct FileDocuments {
 /// One line of a stream, bounded.
 enum Line {
     End,
-    Text(Vec<u8>),
+    /// The line is in the caller's buffer.
+    Text,
     /// Longer than the document bound: the line was skipped.
     TooLong,
 }
@@ -361,9 +362,10 @@ impl FileDocuments {
         }
     }
 
-    /// Reads a line (with its newline), up to [`MAX_DOCUMENT_BYTES`].
-    fn line(&mut self) -> std::io::Result<Line> {
-        let mut out = Vec::new();
+    /// Reads a line (with its newline), up to [`MAX_DOCUMENT_BYTES`], into `out` (cleared
+    /// first: one buffer serves every line of a document).
+    fn line(&mut self, out: &mut Vec<u8>) -> std::io::Result<Line> {
+        out.clear();
         let mut too_long = false;
         loop {
             let buf = self.reader.fill_buf()?;
@@ -378,7 +380,7 @@ impl FileDocuments {
                 out.extend_from_slice(&buf[..take]);
                 if out.len() > MAX_DOCUMENT_BYTES {
                     too_long = true;
-                    out = Vec::new();
+                    *out = Vec::new();
                 }
             }
             self.reader.consume(take);
@@ -389,31 +391,29 @@ impl FileDocuments {
         Ok(match (too_long, out.is_empty()) {
             (true, _) => Line::TooLong,
             (false, true) => Line::End,
-            (false, false) => Line::Text(out),
+            (false, false) => Line::Text,
         })
     }
 
     /// The next YAML document: the lines up to a separator.
     fn next_yaml(&mut self) -> Option<RawDocument> {
         let mut text: Vec<u8> = Vec::new();
+        let mut bytes: Vec<u8> = Vec::new();
         let mut oversize = false;
         let mut content = false;
         loop {
-            let line = match self.line() {
-                Ok(l) => l,
-                Err(e) => return Some(self.io_error(e)),
-            };
-            let bytes = match line {
-                Line::End => {
+            match self.line(&mut bytes) {
+                Ok(Line::End) => {
                     self.mode = Mode::Done;
                     break;
                 }
-                Line::TooLong => {
+                Ok(Line::TooLong) => {
                     oversize = true;
                     continue;
                 }
-                Line::Text(b) => b,
-            };
+                Ok(Line::Text) => {}
+                Err(e) => return Some(self.io_error(e)),
+            }
             if let Some(rest) = bytes.strip_prefix(b"---") {
                 let rest = String::from_utf8_lossy(rest);
                 let rest = rest.trim();
@@ -431,7 +431,8 @@ impl FileDocuments {
                 ))));
             }
             if !oversize {
-                content |= line_has_content(&bytes);
+                // Once the document has content, its other lines need no look.
+                content = content || line_has_content(&bytes);
                 text.extend_from_slice(&bytes);
                 if text.len() > MAX_DOCUMENT_BYTES {
                     oversize = true;

@@ -10,6 +10,7 @@ use cel_k8s_schema::escape::escape;
 use cel_k8s_schema::field::{BadValue, ErrorType, FieldError, Path};
 use cel_k8s_schema::value::ValueModel;
 use cel_k8s_schema::{Schema, ValidationRule};
+use cel_runtime::MapHasher;
 use cel_runtime::object::check_data;
 use indexmap::IndexMap;
 use serde_json::Value as Json;
@@ -49,7 +50,7 @@ struct Node {
     /// Whether old values of a map's entries correlate (`x-kubernetes-map-type`).
     map_correlatable: bool,
     items: Option<Box<Node>>,
-    properties: IndexMap<String, Node>,
+    properties: IndexMap<String, Node, MapHasher>,
     additional: Option<Box<Node>>,
     all_of: Vec<Node>,
 }
@@ -288,7 +289,7 @@ fn build(
         (Some(v), Some(n)) => build(v, n, n.x_embedded_resource, elem, options).map(Box::new),
         _ => None,
     };
-    let mut properties = IndexMap::new();
+    let mut properties = IndexMap::default();
     for (k, v) in &validation.properties {
         let Some(n) = node.properties.get(k) else {
             continue;
