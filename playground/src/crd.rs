@@ -343,19 +343,23 @@ mod tests {
         assert!(matches_field("spec", "spec"));
     }
 
+    /// The example CRD, and the first object of its invalid manifests.
+    fn example_crd_and_object() -> (String, String) {
+        let read = |path: &str| {
+            std::fs::read_to_string(format!(
+                "{}/../examples/crd/{path}",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .unwrap()
+        };
+        let manifests = read("manifests/invalid.yaml");
+        let object = manifests.split("\n---").next().unwrap().to_string();
+        (read("webapps.yaml"), object)
+    }
+
     #[test]
     fn the_example_crd_gives_verdicts_and_costs() {
-        let crd = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../examples/crd/webapps.yaml"
-        ))
-        .unwrap();
-        let manifests = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../examples/crd/manifests/invalid.yaml"
-        ))
-        .unwrap();
-        let object = manifests.split("\n---").next().unwrap();
+        let (crd, object) = example_crd_and_object();
         let r = crate::handle(&json!({"mode": "crd", "crd": crd, "object": object}).to_string());
         assert_eq!(r["ok"], json!(true), "{r}");
         assert_eq!(r["validation"]["valid"], json!(false), "{r}");
@@ -380,17 +384,7 @@ mod tests {
     /// with the API server's `400 BadRequest` Status; the rules then have no verdict.
     #[test]
     fn unknown_and_repeated_fields_are_a_bad_request() {
-        let crd = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../examples/crd/webapps.yaml"
-        ))
-        .unwrap();
-        let manifests = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../examples/crd/manifests/invalid.yaml"
-        ))
-        .unwrap();
-        let object = manifests.split("\n---").next().unwrap();
+        let (crd, object) = example_crd_and_object();
         let object = format!("{object}\nbogus: 1\nbogus: 2\n");
         let r = crate::handle(&json!({"mode": "crd", "crd": crd, "object": object}).to_string());
         assert_eq!(r["ok"], json!(true), "{r}");

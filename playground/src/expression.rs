@@ -4,13 +4,34 @@
 //! static estimate, or diagnostics with their positions. What `cel eval --output json
 //! --cost` and `cel cost` print for the same inputs.
 //!
+//! The environment is also one of the other places the API server evaluates CEL (device
+//! selectors, authentication, authorization and admission webhooks' match conditions;
+//! `celerity_kubernetes::places`): then the place declares the variables and converts their
+//! JSON as the API server does, checks the result type and applies its cost limit, as
+//! `cel eval --env NAME --profile kubernetes=V` does (places compile as stored expressions:
+//! `stored` does not apply, and declarations are refused).
+//!
 //! Request: `{"mode": "expression", "expression": "...", "environment": "kubernetes" |
-//! "default", "version": "1.34", "stored": false, "declarations": "x: int\n...",
-//! "variables": "x: 3\n...", "cost_limit": N}`.
+//! "default" | "dra-selector" | ..., "version": "1.34", "stored": false, "declarations":
+//! "x: int\n...", "variables": "x: 3\n...", "cost_limit": N}`.
 
 use celerity::kubernetes::{self, KubernetesEnv};
-use celerity::{Env, EnvOptions, MapActivation, PathSizes, Type, Value};
+use celerity::{Backend, Env, EnvOptions, MapActivation, PathSizes, Type, Value};
+use celerity_kubernetes::places::{Place, PlaceEnv};
 use serde_json::{Map, Value as Json, json};
+
+/// What the page calls a place, with the variables it declares.
+pub fn place_title(place: Place) -> &'static str {
+    match place {
+        Place::DraSelector => "Device selectors (DRA): device",
+        Place::AuthnClaims => "JWT claim rules and mappings: claims",
+        Place::AuthnUser => "JWT user validation rules: user",
+        Place::AuthzMatch => "Authorization webhook match conditions: request",
+        Place::AdmissionWebhookMatch => {
+            "Admission webhook match conditions: object, oldObject, request, ..."
+        }
+    }
+}
 
 /// Runs one request of the mode.
 pub fn run(request: &Map<String, Json>) -> Result<Json, String> {
@@ -36,7 +57,22 @@ pub fn run(request: &Map<String, Json>) -> Result<Json, String> {
             let stored = request.get("stored").and_then(Json::as_bool) == Some(true);
             Some(if stored { k.stored() } else { k })
         }
-        other => return Err(format!("unknown environment {other:?}")),
+        other => {
+            let place = other
+                .parse::<Place>()
+                .map_err(|_| format!("unknown environment {other:?}"))?;
+            if !declarations.is_empty() {
+                return Err(format!(
+                    "declarations: the {place} environment declares its own variables"
+                ));
+            }
+            let version = match crate::string(request, "version") {
+                Some(v) => kubernetes::parse_version(v.trim())?,
+                None => kubernetes::NEWEST_VERSION,
+            };
+            let env = PlaceEnv::new(place, version)?;
+            return in_place(&env, expression, &variables, cost_limit);
+        }
     };
     let mut builder = match &kubernetes {
         None => {
@@ -132,6 +168,66 @@ fn evaluate(env: &Env, expression: &str, activation: &MapActivation) -> Json {
     out
 }
 
+/// An expression in a place, as `cel eval --env` evaluates it: the place's compiler and its
+/// messages, its variables' conversions, its result check and its cost limit (unless the
+/// request gives one).
+fn in_place(
+    env: &PlaceEnv,
+    expression: &str,
+    variables: &Map<String, Json>,
+    cost_limit: Option<u64>,
+) -> Result<Json, String> {
+    let compiled = match env.compile(expression, Backend::Auto) {
+        Ok(c) => c,
+        Err(error) => {
+            // The positions for the editor, when the expression itself does not compile.
+            let diagnostics = env
+                .env()
+                .compile(expression)
+                .err()
+                .map(|issues| diagnostics(&issues))
+                .unwrap_or_default();
+            return Ok(
+                json!({"ok": false, "phase": "compile", "error": error, "diagnostics": diagnostics}),
+            );
+        }
+    };
+    let mut activation = MapActivation::new();
+    for (name, value) in env.defaults() {
+        activation.bind(name.as_str(), value.clone());
+    }
+    for (name, json) in variables {
+        activation.bind(name.as_str(), env.value(name, json)?);
+    }
+    let estimate = env
+        .env()
+        .estimate_cost(&compiled.ast, &PathSizes::default())
+        .map(|e| json!({"min": e.min, "max": e.max}));
+    let program = match cost_limit {
+        Some(l) => compiled.program.with_cost_limit(Some(l)),
+        None => compiled.program,
+    };
+    let (result, details) = program.eval_details(&activation);
+    let result = result
+        .map_err(|e| e.to_string())
+        .and_then(|v| env.check_result(&v).map(|()| v));
+    let mut out = match result {
+        Ok(v) => json!({
+            "ok": true,
+            "value": celerity::to_cel_literal(&v),
+            "type": type_name(Some(&compiled.output), &v),
+        }),
+        Err(e) => json!({"ok": false, "phase": "eval", "error": e}),
+    };
+    if let Some(m) = out.as_object_mut() {
+        m.insert("cost".into(), json!(details.actual_cost));
+        m.insert("estimate".into(), estimate.unwrap_or(Json::Null));
+        m.insert("cost_limit".into(), json!(program.cost_limit()));
+        m.insert("place".into(), json!(env.place().name()));
+    }
+    Ok(out)
+}
+
 /// The type to show: the checked type when it says something, else the value's (as
 /// `cel eval` does).
 fn type_name(checked: Option<&Type>, v: &Value) -> String {
@@ -143,8 +239,13 @@ fn type_name(checked: Option<&Type>, v: &Value) -> String {
 
 /// Diagnostics as cel-go prints them, and each one's position for the editor.
 fn compile_error(issues: &celerity::Issues) -> Json {
+    json!({"ok": false, "phase": "compile", "error": issues.to_string(), "diagnostics": diagnostics(issues)})
+}
+
+/// Each diagnostic's message and position.
+fn diagnostics(issues: &celerity::Issues) -> Vec<Json> {
     let source = issues.source();
-    let diagnostics: Vec<Json> = issues
+    issues
         .diagnostics()
         .iter()
         .map(|d| {
@@ -156,8 +257,7 @@ fn compile_error(issues: &celerity::Issues) -> Json {
                 "column": at.map(|l| l.column),
             })
         })
-        .collect();
-    json!({"ok": false, "phase": "compile", "error": issues.to_string(), "diagnostics": diagnostics})
+        .collect()
 }
 
 #[cfg(test)]
@@ -207,6 +307,79 @@ mod tests {
             json!("timestamp(\"2024-01-02T04:34:05Z\")"),
             "{r}"
         );
+    }
+
+    /// The places' variables, result checks and cost limits, as `cel eval --env` gives them.
+    #[test]
+    fn place_environments() {
+        let device = "{\"device\": {\"driver\": \"gpu.example.com\", \"attributes\": {\"model\": {\"string\": \"a100\"}}}}";
+        let selector = |expression: &str| {
+            run_json(json!({
+                "mode": "expression", "environment": "dra-selector", "version": "1.34",
+                "expression": expression, "variables": device,
+            }))
+        };
+        let r = selector("device.attributes['gpu.example.com'].model == 'a100'");
+        assert_eq!(r["value"], json!("true"), "{r}");
+        assert_eq!(r["cost_limit"], json!(1_000_000), "{r}");
+        let r = selector("device.attributes['gpu.example.com'].model");
+        assert_eq!(r["phase"], json!("eval"), "{r}");
+        assert!(
+            r["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("CEL result of type string could not be converted to bool"),
+            "{r}"
+        );
+        let r = selector("device.attributes['gpu.example.com'].model ==");
+        assert_eq!(r["phase"], json!("compile"), "{r}");
+        assert!(
+            r["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("compilation failed: ERROR: <input>:1:")
+        );
+        assert_eq!(r["diagnostics"][0]["line"], json!(1), "{r}");
+        let r = run_json(json!({
+            "mode": "expression", "environment": "admission-webhook-match", "version": "1.34",
+            "expression": "object.metadata.name", "variables": "object: {metadata: {name: web}}",
+        }));
+        assert_eq!(
+            r["error"],
+            json!("must evaluate to bool but got dyn"),
+            "{r}"
+        );
+        // The webhook environment's authorizer is bound, allowing everything.
+        let r = run_json(json!({
+            "mode": "expression", "environment": "admission-webhook-match", "version": "1.34",
+            "expression": "authorizer.group('apps').resource('deployments').namespace('x').check('create').allowed()",
+        }));
+        assert_eq!(r["value"], json!("true"), "{r}");
+        for (request, why) in [
+            (
+                json!({"environment": "dra-selector", "version": "1.30"}),
+                "no such expressions",
+            ),
+            (
+                json!({"environment": "authn-user", "declarations": "x: int"}),
+                "declares its own",
+            ),
+            (
+                json!({"environment": "authz-match", "variables": "nope: 1"}),
+                "no such variable",
+            ),
+            (
+                json!({"environment": "authn-claims", "variables": "claims: [1]"}),
+                "claims",
+            ),
+        ] {
+            let mut request = request.as_object().unwrap().clone();
+            request.insert("mode".into(), json!("expression"));
+            request.insert("expression".into(), json!("true"));
+            let r = crate::handle(&Json::Object(request).to_string());
+            assert_eq!(r["phase"], json!("input"), "{r}");
+            assert!(r["error"].as_str().unwrap().contains(why), "{r}");
+        }
     }
 
     #[test]

@@ -4,9 +4,10 @@
 //! The page talks to the module through two functions that take and give JSON text:
 //! [`info`] (the modes and the Kubernetes versions) and [`run`] (one request of a mode,
 //! `{"mode": "expression", ...}`, and its result). Each mode is a [`Mode`] in [`MODES`]:
-//! adding an environment (device selectors, authentication mappings) is adding a module
-//! with a `run` function and an entry there, and a form and a renderer in the page's
-//! `modes.js`. The modes give what the `cel` command gives for the same inputs, through the
+//! adding one is adding a module with a `run` function and an entry there, and a form and
+//! a renderer in the page's `modes.js`. The places' environments (device selectors,
+//! authentication, webhooks' match conditions) are environments of the expression mode;
+//! device allocation and JWT authentication have modes of their own. The modes give what the `cel` command gives for the same inputs, through the
 //! same library calls (the browser tests compare them with the native CLI).
 //!
 //! Built without the facade's `jit` feature: nothing of Cranelift, every program
@@ -24,7 +25,9 @@ use serde_json::{Map, Value as Json, json};
 use wasm_bindgen::prelude::wasm_bindgen;
 
 pub mod admission;
+pub mod authn;
 pub mod crd;
+pub mod dra;
 pub mod expression;
 
 /// `cel`'s document reader: YAML and JSON as `kubectl` makes them, with its bounds on size,
@@ -67,15 +70,34 @@ pub const MODES: &[Mode] = &[
         title: "Admission",
         run: admission::run,
     },
+    Mode {
+        name: "dra",
+        title: "Devices",
+        run: dra::run,
+    },
+    Mode {
+        name: "authn",
+        title: "Authentication",
+        run: authn::run,
+    },
 ];
 
 /// The modes and the Kubernetes versions the module knows, as JSON:
 /// `{"modes": [{"name", "title"}], "versions": ["1.30", ...], "newest": "1.37",
-/// "default": "1.36", "max_input_bytes": N}` (releases of the API server, as `--profile
-/// kubernetes=V` names them; `default` is the newest released one, the command's default).
+/// "default": "1.36", "max_input_bytes": N, "places": [{"name", "title", "since"}]}`
+/// (releases of the API server, as `--profile kubernetes=V` names them; `default` is the
+/// newest released one, the command's default; `places`, the environments of the other
+/// places the API server evaluates CEL, which the expression mode offers).
 #[wasm_bindgen]
 pub fn info() -> String {
     use celerity::kubernetes::{DEFAULT_VERSION, NEWEST_VERSION, OLDEST_VERSION};
+    use celerity_kubernetes::places::Place;
+    let places: Vec<Json> = Place::ALL
+        .iter()
+        .map(|&p| {
+            json!({"name": p.name(), "title": expression::place_title(p), "since": p.since().to_string()})
+        })
+        .collect();
     let versions: Vec<String> = (OLDEST_VERSION.minor..=NEWEST_VERSION.minor)
         .map(|m| format!("{}.{m}", NEWEST_VERSION.major))
         .collect();
@@ -85,6 +107,7 @@ pub fn info() -> String {
         "newest": NEWEST_VERSION.to_string(),
         "default": DEFAULT_VERSION.to_string(),
         "max_input_bytes": MAX_INPUT_BYTES,
+        "places": places,
     })
     .to_string()
 }

@@ -161,8 +161,14 @@ function file(name, contents) {
   return p;
 }
 
+/** Whether the expression mode's environment is one of the places (`cel eval --env NAME`). */
+function isPlace(v) {
+  return !['default', 'kubernetes'].includes(v.environment);
+}
+
 function profileArgs(v) {
   if (v.environment === 'default') return [];
+  if (isPlace(v)) return ['--env', v.environment, '--profile', `kubernetes=${v.version}`];
   return ['--profile', `kubernetes=${v.version}`, ...(v.stored ? ['--stored'] : [])];
 }
 
@@ -200,6 +206,14 @@ test('expression examples give the native command\'s values, types, costs and es
     }
     assert.equal(got.cost, native.cost, `${x.title}: cost`);
     if (native.cost !== undefined) assert.equal(await text('cost'), native.cost.toLocaleString('en-US'));
+    if (isPlace(v)) {
+      // `cel eval --env` gives the estimate itself; the place's own cost limit applies.
+      if (native.ok) assert.deepEqual([got.estimate.min, got.estimate.max], [native.est_min, native.est_max], `${x.title}: estimate`);
+      assert.equal(got.cost_limit, 1000000, `${x.title}: the place's per-call limit`);
+      assert.equal(await text('cost-limit'), '1,000,000');
+      if (x.options.environment === 'dra-selector') await screenshot('selector');
+      continue;
+    }
     const estimate = cel(['cost', ...args.slice(0, -2), v.expression]);
     if (estimate.status === 0) {
       assert.equal(`[${got.estimate.min}, ${got.estimate.max}]`, estimate.stdout.trim(), `${x.title}: estimate`);
@@ -268,6 +282,109 @@ test('admission examples give the native command\'s responses', { skip }, async 
     assert.equal(await text('verdict'), got.allowed ? 'allowed' : `denied (${got.status.code} ${got.status.reason})`);
     if (x === catalogue.find((e) => e.mode === 'admission')) await screenshot('admission');
   }
+});
+
+test('place environments check the result type and version as the API server does', { skip }, async () => {
+  const cases = [
+    // A selector that is not a bool: the DRA library's conversion error, at run time.
+    { environment: 'dra-selector', version: '1.34', expression: 'device.attributes["gpu.example.com"].model', variables: '{"device": {"driver": "gpu.example.com", "attributes": {"model": {"string": "a100"}}}}' },
+    // A match condition that is not a bool: refused when it compiles.
+    { environment: 'admission-webhook-match', version: '1.34', expression: 'object.metadata.name', variables: '{"object": {"metadata": {"name": "web"}}}' },
+    // A user validation rule that reads a field of the user.
+    { environment: 'authn-user', version: '1.30', expression: "user.groups.exists(g, g == 'admins')", variables: '{"user": {"username": "jane", "groups": ["devs"]}}' },
+  ];
+  for (const c of cases) {
+    const got = await open(shareLink({ mode: 'expression', ...c }));
+    const native = JSON.parse(cel(['eval', '--output', 'json', '--cost', ...profileArgs(c), '--vars', file('vars.json', c.variables), c.expression]).stdout);
+    assert.equal(got.ok, native.ok, c.environment);
+    assert.equal(got.error, native.error, c.environment);
+    assert.equal(got.value, native.value, c.environment);
+    // A compile error has no cost (the command prints 0).
+    assert.equal(got.cost ?? 0, native.cost, c.environment);
+    if (!native.ok) {
+      assert.equal(got.phase, native.phase, c.environment);
+      assert.equal(await text('error'), native.error);
+    }
+  }
+  // A place that did not exist in a version is an error for that version.
+  const old = await open(shareLink({ mode: 'expression', environment: 'dra-selector', version: '1.30', expression: 'true' }));
+  assert.equal(old.phase, 'input');
+  assert.match(old.error, /dra-selector: Kubernetes 1\.30 has no such expressions/);
+});
+
+/** `cel dra`'s text report as the page shows it: the request and device lines, the warnings, the summary. */
+async function draLines() {
+  return driver.executeScript(`
+    const r = document.getElementById('result');
+    const lines = [...r.querySelectorAll('[data-testid=request], [data-testid=device]')].map((e) =>
+      e.dataset.testid === 'request' ? e.textContent : '  ' + [...e.cells].map((c) => c.textContent).join(': '));
+    const warnings = [...r.querySelectorAll('[data-testid=warnings] li')].map((e) => e.textContent);
+    return [...lines, ...warnings, r.querySelector('[data-testid=verdict]').textContent];`);
+}
+
+test('device-allocation examples give `cel dra`\'s verdicts, line for line', { skip }, async () => {
+  const examples = catalogue.filter((e) => e.mode === 'dra');
+  assert.ok(examples.length >= 2);
+  for (const x of examples) {
+    const got = await chooseExample(x);
+    assert.equal(got.ok, true, `${x.title}: ${got.error}`);
+    const v = await inputs();
+    const profile = ['--profile', `kubernetes=${v.version}`];
+    // The same objects through `cel dra --batch`: the same reports (the page adds each
+    // rejected device's selector path and allocator error).
+    const line = JSON.parse(cel(['dra', ...profile, '--batch', '-'], `${JSON.stringify(got.case)}\n`).stdout);
+    const stripped = got.requests.map((q) => ({ ...q, devices: q.devices.map(({ path, allocator_error, ...d }) => d) }));
+    assert.deepEqual(stripped, line.requests, x.title);
+    // And `cel dra`'s own reading of the files, whose report the page shows line for line.
+    const args = ['dra', ...profile, '--slices', file('slices.yaml', v.slices)];
+    if (v.classes.trim()) args.push('--class', file('classes.yaml', v.classes));
+    args.push(file('claims.yaml', v.claims));
+    const native = cel(args).stdout.trimEnd().split('\n').filter((l) => !l.startsWith('note:'));
+    assert.deepEqual(await draLines(), native, x.title);
+    if (!v.classes.trim()) assert.ok((await text('notes')).includes('are not applied'), x.title);
+    if (x === examples[0]) await screenshot('dra');
+  }
+});
+
+test('authentication examples give `cel authn`\'s users and errors', { skip }, async () => {
+  const examples = catalogue.filter((e) => e.mode === 'authn');
+  assert.ok(examples.length >= 2);
+  for (const x of examples) {
+    const got = await chooseExample(x);
+    const v = await inputs();
+    const native = JSON.parse(cel(['authn', '--output', 'json', '--profile', `kubernetes=${v.version}`, '--now', v.now,
+      '--config', file('authn.yaml', v.config), '--claims', file('claims.json', v.claims)]).stdout);
+    assert.equal(got.ok, native.ok, x.title);
+    assert.deepEqual(got.user, native.user, x.title);
+    assert.equal(got.error, native.error, x.title);
+    if (native.ok) {
+      assert.equal(await text('username'), native.user.username);
+      assert.equal(await text('groups'), JSON.stringify(native.user.groups));
+    } else assert.equal(await text('error'), native.error);
+    if (x === examples[0]) await screenshot('authn');
+  }
+});
+
+test('markup in device names, selectors and claims shows as text', { skip }, async () => {
+  const img = '<img src=x onerror=window.pwned=3>';
+  const slices = readFileSync(join(repo, 'examples/dra/slices.yaml'), 'utf8').replace('- name: gpu-1', `- name: "${img}"`);
+  const claims = readFileSync(join(repo, 'examples/dra/claims.yaml'), 'utf8').replace('.migg', `["${img}"]`);
+  const dra = await open(shareLink({ mode: 'dra', version: '1.34', slices, claims }));
+  assert.equal(dra.ok, true, JSON.stringify(dra).slice(0, 300));
+  const lines = await draLines();
+  assert.ok(lines.includes(`  gpu.example.com/node-a/${img}: matched`), lines.join('\n'));
+  assert.ok(lines.some((l) => l.endsWith(`no such key: ${img}`)), lines.join('\n'));
+  assert.ok(lines.some((l) => l.startsWith('warning:') && l.includes(img)), lines.join('\n'));
+  const config = readFileSync(join(repo, 'examples/authn/config.yaml'), 'utf8');
+  const token = JSON.parse(readFileSync(join(repo, 'examples/authn/claims.json'), 'utf8'));
+  token.email = `${img}@example.com`;
+  token.roles = `${img},oncall`;
+  const authn = await open(shareLink({ mode: 'authn', now: 1767225600, config, claims: JSON.stringify(token) }));
+  assert.equal(authn.ok, true, JSON.stringify(authn));
+  assert.equal(await text('username'), `oidc:${img}@example.com`);
+  assert.ok((await text('groups')).includes(img));
+  const injected = await driver.executeScript("return [window.pwned, document.querySelectorAll('img').length, document.querySelectorAll('script').length]");
+  assert.deepEqual(injected, [null, 0, 1]);
 });
 
 test('a typed expression with an error shows cel-go\'s caret and marks the position', { skip }, async () => {

@@ -141,7 +141,8 @@ function buildForm(state = {}) {
   for (const o of m.options) {
     let input;
     if (o.kind === 'select' || o.kind === 'version') {
-      const choices = o.kind === 'version' ? info.versions.slice().reverse().map((v) => [v, v]) : o.choices;
+      let choices = o.kind === 'version' ? info.versions.slice().reverse().map((v) => [v, v]) : o.choices;
+      if (o.more) choices = choices.concat(info[o.more].map((p) => [p.name, p.title]));
       input = el('select', { name: o.key }, ...choices.map(([v, t]) => el('option', { value: v }, t)));
       input.value = state[o.key] || (o.kind === 'version' ? info.default : choices[0][0]);
     } else if (o.kind === 'checkbox') {
@@ -186,7 +187,8 @@ async function evaluate() {
   const mine = ++generation;
   ui.status.textContent = 'evaluating\u2026';
   document.body.dataset.state = 'busy';
-  const result = await evaluator.run(request);
+  const prepare = MODES[mode].prepare;
+  const result = await evaluator.run(prepare ? prepare(request) : request);
   if (mine !== generation) return;
   show(result);
   if (timings.firstResult === undefined) timings.firstResult = performance.now();

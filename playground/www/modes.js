@@ -13,7 +13,9 @@ export const MODES = {
       { key: 'declarations', label: 'Declarations (name: type, one per line; others are dyn)', language: 'plain', rows: 2 },
     ],
     options: [
-      { key: 'environment', label: 'Environment', kind: 'select', choices: [['kubernetes', 'Kubernetes'], ['default', 'cel-go, every extension']] },
+      // Kubernetes' CRD and policy environment, cel-go's, and the other places the API
+      // server evaluates CEL (info.places: device selectors, authentication, ...).
+      { key: 'environment', label: 'Environment', kind: 'select', choices: [['kubernetes', 'Kubernetes'], ['default', 'cel-go, every extension']], more: 'places' },
       versionOption(),
       { key: 'stored', label: 'stored expressions', kind: 'checkbox' },
       { key: 'cost_limit', label: 'Cost limit', kind: 'number', placeholder: 'the environment\u2019s' },
@@ -84,6 +86,81 @@ export const MODES = {
     },
   },
 
+  dra: {
+    fields: [
+      { key: 'claims', label: 'ResourceClaims (or ResourceClaimTemplates)', language: 'yaml', rows: 14 },
+      { key: 'classes', label: 'DeviceClasses (optional: without them their selectors are not applied)', language: 'yaml', rows: 8 },
+      { key: 'slices', label: 'ResourceSlices (the devices)', language: 'yaml', rows: 12 },
+    ],
+    options: [versionOption()],
+    // The lines of `cel dra`'s report, one element per line.
+    render(r) {
+      if (!r.ok) return [el('div', { class: 'verdict bad', testid: 'verdict' }, 'the objects cannot be used'), pre(r.error, 'error', 'diagnostic')];
+      const seen = new Set();
+      const warnings = [];
+      for (const u of r.requests.flatMap((q) => q.unknown_attributes)) {
+        const what = u.capacity !== undefined ? 'capacity' : 'attribute';
+        const line = `warning: ${u.selector} reads ${what} ${JSON.stringify(u[what])}, which no device in the slices has${u.suggestion ? ` (did you mean ${JSON.stringify(u.suggestion)}?)` : ''}`;
+        if (!seen.has(line)) warnings.push(line);
+        seen.add(line);
+      }
+      const failed = r.requests.filter((q) => q.error || q.devices.some((d) => d.error !== undefined)).length;
+      const devices = r.requests.length ? r.requests[0].devices.length : r.case.slices.reduce((n, s) => n + ((s.spec && s.spec.devices) || []).length, 0);
+      // `cel dra`'s summary line.
+      const out = [el('div', { class: `verdict ${failed || warnings.length ? 'bad' : 'ok'}`, testid: 'verdict' },
+        `${plural(r.requests.length, 'request')}, ${plural(devices, 'device')}: ${failed} with errors, ${plural(warnings.length, 'warning')}`)];
+      for (const q of r.requests) {
+        const head = `${q.kind} ${q.claim}, request ${q.request} (class ${q.class})`;
+        if (q.error) {
+          out.push(el('h3', { testid: 'request' }, `${head}: error: ${q.error}`));
+          continue;
+        }
+        const matched = q.devices.filter((d) => d.matched).length;
+        out.push(el('h3', { testid: 'request' }, `${head}: ${matched} of ${q.devices.length} devices match`));
+        out.push(table(['device', 'verdict'], q.devices.map((d) => ({
+          testid: 'device',
+          cells: [el('code', {}, `${d.driver}/${d.pool}/${d.device}`), el('span', { class: d.matched ? 'v-passed' : d.error !== undefined ? 'v-failed' : 'v-not-run' }, deviceVerdict(d))],
+        }))));
+      }
+      if (warnings.length) out.push(list('Warnings', warnings, 'warnings'));
+      const unapplied = [...new Set(r.requests.filter((q) => q.class_applied === false).map((q) => q.class))].sort();
+      if (unapplied.length) out.push(list('Notes', unapplied.map((c) => `no DeviceClasses given: the selectors of DeviceClass ${JSON.stringify(c)} are not applied`), 'notes'));
+      return out;
+    },
+  },
+
+  authn: {
+    fields: [
+      { key: 'config', label: 'AuthenticationConfiguration', language: 'yaml', rows: 18 },
+      { key: 'claims', label: 'The token\u2019s claims (its decoded payload; signatures are not checked)', language: 'yaml', rows: 10 },
+    ],
+    options: [
+      versionOption(),
+      { key: 'issuer', label: 'Issuer', kind: 'text', placeholder: 'the claims\u2019 iss' },
+      { key: 'now', label: 'Now (seconds since 1970)', kind: 'number', placeholder: 'now' },
+    ],
+    // The time the token is presented: the page's clock unless one is given.
+    prepare(request) {
+      return request.now === undefined ? { ...request, now: Math.floor(Date.now() / 1000) } : request;
+    },
+    render(r) {
+      if (!r.ok) {
+        const word = r.phase === 'config' ? 'the configuration is invalid' : r.phase === 'input' ? 'bad input' : 'not authenticated';
+        return [el('div', { class: 'verdict bad', testid: 'verdict' }, word), pre(r.error, 'error', 'diagnostic')];
+      }
+      const u = r.user;
+      return [
+        el('div', { class: 'verdict ok', testid: 'verdict' }, `authenticated by ${r.issuer}`),
+        facts([
+          ['username', u.username, 'username'],
+          ['uid', u.uid, 'uid'],
+          ['groups', JSON.stringify(u.groups), 'groups'],
+          ['extra', JSON.stringify(u.extra), 'extra'],
+        ]),
+      ];
+    },
+  },
+
   admission: {
     fields: [
       { key: 'policies', label: 'Policies and bindings', language: 'yaml', rows: 16 },
@@ -130,6 +207,16 @@ function estimateFact(r) {
 
 function limitFact(r) {
   return r.cost_limit !== null && r.cost_limit !== undefined ? ['cost limit', number(r.cost_limit), 'cost-limit'] : null;
+}
+
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function deviceVerdict(d) {
+  if (d.matched) return 'matched';
+  if (d.error !== undefined) return `error: ${d.allocator_error}`;
+  return `not matched: ${d.path} is false`;
 }
 
 function list(title, items, id) {

@@ -4,9 +4,7 @@
 
 use std::process::ExitCode;
 
-use celerity_kubernetes::places::config_check::{ConfigKind, ConfigOptions, check_config};
-use celerity_kubernetes::places::jwt::{JwtAuthenticator, UserInfo};
-use celerity_kubernetes::places::jwt_validation::aggregate;
+use celerity_kubernetes::places::jwt::{JwtAuthenticator, UserInfo, authenticators};
 use clap::Args;
 use serde_json::{Map, Value as Json, json};
 
@@ -147,35 +145,7 @@ fn read_config(
         ));
     };
     let config = doc.value.as_ref().map_err(|e| format!("{path}: {e}"))?;
-    let where_ = doc.location();
-    // The API server's checks of the whole file first (`cel check-config`'s).
-    let report = check_config(config, version, &ConfigOptions::default())
-        .map_err(|e| format!("{where_}: {e}"))?;
-    if report.kind != ConfigKind::Authentication {
-        return Err(format!(
-            "{where_}: kind {:?} is not AuthenticationConfiguration",
-            report.kind.name()
-        ));
-    }
-    if !report.errors.is_empty() {
-        return Err(format!("{where_}: {}", aggregate(&report.errors)));
-    }
-    let jwt = config
-        .get("jwt")
-        .and_then(Json::as_array)
-        .map_or(&[][..], Vec::as_slice);
-    let mut out = Vec::new();
-    let mut errors = Vec::new();
-    for (i, item) in jwt.iter().enumerate() {
-        match JwtAuthenticator::new(item, &format!("jwt[{i}]"), version, backend) {
-            Ok(a) => out.push(a),
-            Err(e) => errors.push(e),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(format!("{where_}: {}", errors.join("; ")));
-    }
-    Ok(out)
+    authenticators(config, version, backend).map_err(|e| format!("{}: {e}", doc.location()))
 }
 
 /// One batch line: `{"jwt": {...}, "claims": {...}}`.

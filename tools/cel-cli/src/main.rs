@@ -101,8 +101,8 @@ enum Command {
     /// accept, as the scheduler's allocator evaluates them, with per-device errors and the
     /// attribute names selectors read that no device has.
     Dra(dra::DraArgs),
-    /// Serve the playground (expression, CRD and admission modes, evaluated in the browser
-    /// by Celerity compiled to WebAssembly) on 127.0.0.1.
+    /// Serve the playground (expression, CRD, admission, device and authentication modes,
+    /// evaluated in the browser by Celerity compiled to WebAssembly) on 127.0.0.1.
     Playground(playground::PlaygroundArgs),
 }
 

@@ -1010,28 +1010,34 @@ impl Matcher {
 /// `{"ok": true, "requests": [RequestReport::to_json...]}` or `{"ok": false, "error": ...}`
 /// for input that cannot be used (the first error, with its path).
 pub fn batch_line(case: &Map<String, Json>, version: KubeVersion, backend: Backend) -> Json {
-    let error = |e: String| json!({"ok": false, "error": e});
+    match run_case(case, version, backend) {
+        Ok((reports, devices)) => json!({
+            "ok": true,
+            "requests": reports.iter().map(|r| r.to_json(&devices)).collect::<Vec<_>>(),
+        }),
+        Err(e) => json!({"ok": false, "error": e}),
+    }
+}
+
+/// The reports of a [`batch_line`]'s objects, with the devices they are about (for callers
+/// that show the reports themselves, such as the playground), or the line's first error.
+pub fn run_case(
+    case: &Map<String, Json>,
+    version: KubeVersion,
+    backend: Backend,
+) -> Result<(Vec<RequestReport>, DeviceSet), String> {
     if let Some(k) = case
         .keys()
         .find(|k| !matches!(k.as_str(), "slices" | "classes" | "claims"))
     {
-        return error(format!(
+        return Err(format!(
             "unknown field \"{k}\" (known: slices, classes, claims)"
         ));
     }
-    let inputs = match Inputs::read(case, version) {
-        Ok(r) => r,
-        Err(e) => return error(e),
-    };
-    let mut matcher = match Matcher::new(version, backend) {
-        Ok(m) => m,
-        Err(e) => return error(e),
-    };
+    let inputs = Inputs::read(case, version)?;
+    let mut matcher = Matcher::new(version, backend)?;
     let reports = matcher.run(&inputs.devices, inputs.classes.as_deref(), &inputs.claims);
-    json!({
-        "ok": true,
-        "requests": reports.iter().map(|r| r.to_json(&inputs.devices)).collect::<Vec<_>>(),
-    })
+    Ok((reports, inputs.devices))
 }
 
 /// The objects of a batch line.

@@ -17,6 +17,7 @@ use cel_k8s::KubeVersion;
 use celerity::{Backend, MapActivation, Value};
 use serde_json::{Map, Value as Json};
 
+use super::config_check::{ConfigKind, ConfigOptions, check_config};
 use super::jwt_validation::{Compiled, Mapping, aggregate, check_jwt};
 use super::{Place, PlaceEnv};
 
@@ -486,6 +487,43 @@ fn go_time(seconds: i64) -> String {
         secs % 3600 / 60,
         secs % 60
     )
+}
+
+/// The `jwt[]` authenticators of an AuthenticationConfiguration document, as the API server
+/// of release `version` loads them: the whole document's checks first (those of
+/// [`check_config`]), then each item compiled. The error is the aggregate of the field
+/// errors, with their paths (`jwt[0].claimMappings.username.expression: ...`).
+pub fn authenticators(
+    config: &Json,
+    version: KubeVersion,
+    backend: Backend,
+) -> Result<Vec<JwtAuthenticator>, String> {
+    let report = check_config(config, version, &ConfigOptions::default())?;
+    if report.kind != ConfigKind::Authentication {
+        return Err(format!(
+            "kind {:?} is not AuthenticationConfiguration",
+            report.kind.name()
+        ));
+    }
+    if !report.errors.is_empty() {
+        return Err(aggregate(&report.errors));
+    }
+    let jwt = config
+        .get("jwt")
+        .and_then(Json::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for (i, item) in jwt.iter().enumerate() {
+        match JwtAuthenticator::new(item, &format!("jwt[{i}]"), version, backend) {
+            Ok(a) => out.push(a),
+            Err(e) => errors.push(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors.join("; "));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
