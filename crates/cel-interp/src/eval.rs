@@ -755,7 +755,7 @@ fn eval_call<'p>(
     let r = match first_error {
         Some(e) => Err(e),
         None => match dispatch_kind {
-            Dispatch::Direct(imp) => imp.call(&values),
+            Dispatch::Direct(imp, maps) => imp.call_taking(*maps, &values),
             Dispatch::Candidates(c) => dispatch(c, &values),
             Dispatch::Unknown(name) => Err(Error::unbound_function(name)),
         }
@@ -809,11 +809,7 @@ fn eval_fold<'p>(fold: &'p Fold, st: &mut State<'p, '_>) -> Result<Value> {
             }
         }
         other => {
-            return Err(Error::new(format!(
-                "expression of type '{}' cannot be range of a comprehension (must be list, map, or dynamic)",
-                other.type_name()
-            ))
-            .at(fold.id));
+            return Err(Error::not_iterable(other).at(fold.id));
         }
     }
     let r = eval(&fold.result, st);

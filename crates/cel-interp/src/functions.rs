@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use cel_runtime::{Error, FunctionRegistry, Implementation, ParamKinds, Result, Value};
+use cel_runtime::{Error, FunctionRegistry, Implementation, MapParams, ParamKinds, Result, Value};
 use cel_types::{FunctionDecl, OverloadDecl};
 
 /// One overload with its implementation, if it has one (non-strict built-ins such as `_&&_`
@@ -16,16 +16,20 @@ pub struct OverloadEntry {
     pub implementation: Option<Implementation>,
     /// What each declared parameter accepts, worked out once for dispatch.
     kinds: Vec<ParamKinds>,
+    /// Which parameters are maps, that opaque maps reach as maps.
+    pub(crate) maps: MapParams,
 }
 
 impl OverloadEntry {
     /// An overload's declaration with its implementation, if there is one.
     pub fn new(decl: OverloadDecl, implementation: Option<Implementation>) -> OverloadEntry {
         let kinds = decl.params.iter().map(ParamKinds::of).collect();
+        let maps = MapParams::of(&decl.params);
         OverloadEntry {
             decl,
             implementation,
             kinds,
+            maps,
         }
     }
 
@@ -105,7 +109,7 @@ pub(crate) fn dispatch1(candidates: &[Arc<OverloadEntry>], a: &Value) -> Result<
         if c.accepts1(a)
             && let Some(imp) = &c.implementation
         {
-            return imp.call1(a);
+            return imp.call1_taking(c.maps, a);
         }
     }
     Err(Error::no_such_overload())
@@ -117,7 +121,7 @@ pub(crate) fn dispatch2(candidates: &[Arc<OverloadEntry>], a: &Value, b: &Value)
         if c.accepts2(a, b)
             && let Some(imp) = &c.implementation
         {
-            return imp.call2(a, b);
+            return imp.call2_taking(c.maps, a, b);
         }
     }
     Err(Error::no_such_overload())
@@ -129,7 +133,7 @@ pub(crate) fn dispatch(candidates: &[Arc<OverloadEntry>], args: &[Value]) -> Res
         if c.accepts(args)
             && let Some(imp) = &c.implementation
         {
-            return imp.call(args);
+            return imp.call_taking(c.maps, args);
         }
     }
     Err(Error::no_such_overload())

@@ -19,7 +19,7 @@ use cel_cost::{
     ActualCostFn, Charge, CostKey, CostOptions, CostPlan, HookReach, HookScope, ResultSizeHook,
 };
 use cel_runtime::regex::{Matcher, PatternBudget};
-use cel_runtime::{Error, Implementation, Key, Value};
+use cel_runtime::{Error, Implementation, Key, MapParams, Value};
 use cel_syntax::macros::{BLOCK_FUNCTION, BLOCK_INDEX_PREFIX};
 use cel_syntax::{
     Ast, Comprehension, Expr, ExprId, ExprKind, ListExpr, Literal, MapExpr, StructExpr, operators,
@@ -168,7 +168,7 @@ impl PlanEnv {
                 && let [only] = entries.as_slice()
                 && let Some(imp) = &only.implementation
             {
-                return CallTarget(Dispatch::Direct(imp.clone()));
+                return CallTarget(Dispatch::Direct(imp.clone(), only.maps));
             }
             if dynamic_args {
                 for o in table.overloads(function).unwrap_or(&[]) {
@@ -209,7 +209,7 @@ impl CallTarget {
     /// Calls the implementation that applies to the arguments (receiver first).
     pub fn call(&self, args: &[Value]) -> Result<Value, Error> {
         match &self.0 {
-            Dispatch::Direct(imp) => imp.call(args),
+            Dispatch::Direct(imp, maps) => imp.call_taking(*maps, args),
             Dispatch::Candidates(c) => crate::functions::dispatch(c, args),
             Dispatch::Unknown(name) => Err(Error::unbound_function(name)),
         }
@@ -218,7 +218,7 @@ impl CallTarget {
     /// [`CallTarget::call`] with one argument by reference.
     pub fn call1(&self, a: &Value) -> Result<Value, Error> {
         match &self.0 {
-            Dispatch::Direct(imp) => imp.call1(a),
+            Dispatch::Direct(imp, maps) => imp.call1_taking(*maps, a),
             Dispatch::Candidates(c) => crate::functions::dispatch1(c, a),
             Dispatch::Unknown(name) => Err(Error::unbound_function(name)),
         }
@@ -227,7 +227,7 @@ impl CallTarget {
     /// [`CallTarget::call`] with two arguments by reference.
     pub fn call2(&self, a: &Value, b: &Value) -> Result<Value, Error> {
         match &self.0 {
-            Dispatch::Direct(imp) => imp.call2(a, b),
+            Dispatch::Direct(imp, maps) => imp.call2_taking(*maps, a, b),
             Dispatch::Candidates(c) => crate::functions::dispatch2(c, a, b),
             Dispatch::Unknown(name) => Err(Error::unbound_function(name)),
         }
@@ -237,8 +237,9 @@ impl CallTarget {
 /// How a call reaches its implementation.
 #[derive(Clone, Debug)]
 pub(crate) enum Dispatch {
-    /// One overload applies: call it directly.
-    Direct(Implementation),
+    /// One overload applies: call it directly (opaque maps passed to its map parameters
+    /// as maps).
+    Direct(Implementation, MapParams),
     /// Several may apply; pick by the runtime types of the arguments.
     Candidates(Vec<Arc<OverloadEntry>>),
     /// The function is not known at all (unchecked expressions): fail when called.
@@ -249,7 +250,7 @@ impl Dispatch {
     /// Whether the call may reach an [`Implementation::External`].
     fn may_reach_outside(&self) -> bool {
         match self {
-            Dispatch::Direct(imp) => imp.is_external(),
+            Dispatch::Direct(imp, _) => imp.is_external(),
             Dispatch::Candidates(c) => c
                 .iter()
                 .any(|o| o.implementation.as_ref().is_some_and(|i| i.is_external())),
@@ -1204,7 +1205,7 @@ impl<'a> Planner<'a> {
         let cost = self.call_cost(id, &function, target.or(args.first()));
 
         // Constant regular expressions are compiled once per program.
-        if let Dispatch::Direct(_) | Dispatch::Candidates(_) = &dispatch
+        if let Dispatch::Direct(..) | Dispatch::Candidates(_) = &dispatch
             && function == "matches"
             && planned.len() == 2
             && let Node::Const(Value::String(pattern)) = &planned[1]

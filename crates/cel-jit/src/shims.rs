@@ -933,11 +933,7 @@ shims! {
                 o.present().count() as i64
             }
             other => {
-                let e = Error::new(format!(
-                    "expression of type '{}' cannot be range of a comprehension (must be list, map, or dynamic)",
-                    other.type_name()
-                ))
-                .at(expr);
+                let e = Error::not_iterable(other).at(expr);
                 let h = state(ctx).error(e);
                 set_err(ctx, h);
                 0

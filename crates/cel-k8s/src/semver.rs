@@ -111,6 +111,10 @@ impl std::fmt::Display for Semver {
 }
 
 impl OpaqueValue for Semver {
+    /// `k8s.io/apiserver/pkg/cel`'s type.
+    fn go_type_name(&self) -> &str {
+        "cel.Semver"
+    }
     fn type_name(&self) -> &str {
         SEMVER_TYPE
     }

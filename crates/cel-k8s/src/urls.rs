@@ -71,6 +71,10 @@ pub struct Url {
 }
 
 impl OpaqueValue for Url {
+    /// `k8s.io/apiserver/pkg/cel`'s type.
+    fn go_type_name(&self) -> &str {
+        "cel.URL"
+    }
     fn type_name(&self) -> &str {
         URL_TYPE
     }

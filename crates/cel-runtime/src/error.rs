@@ -48,6 +48,15 @@ impl Error {
         }
     }
 
+    /// A comprehension over a value that is neither a list nor a map, in cel-go's words
+    /// (`interpreter.evalFold`: "got '%T', expected iterable type").
+    pub fn not_iterable(v: &crate::Value) -> Error {
+        Error::new(format!(
+            "got '{}', expected iterable type",
+            v.go_type_name()
+        ))
+    }
+
     /// "no such overload": no implementation accepts the arguments' runtime types.
     pub fn no_such_overload() -> Error {
         Error::new("no such overload")

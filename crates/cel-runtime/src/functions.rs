@@ -48,7 +48,83 @@ impl fmt::Debug for Implementation {
     }
 }
 
+/// Which parameters of an overload are declared maps (bit `i` for parameter `i`, the
+/// receiver first; the first eight), so that an opaque value standing for a map with fixed
+/// entries ([`OpaqueMap::entries`](crate::OpaqueMap::entries)) reaches them as that map.
+/// cel-go hands a `traits.Mapper` (the DRA library's map with a default value) to map
+/// overloads (`in`, `size`, indexes) as any map; both evaluators call through
+/// [`Implementation::call_taking`] and its kin, so implementations only ever see maps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MapParams(u8);
+
+impl MapParams {
+    /// The map parameters of an overload with these parameter types.
+    pub fn of(params: &[Type]) -> MapParams {
+        let bits = params
+            .iter()
+            .take(8)
+            .enumerate()
+            .filter(|(_, t)| matches!(t, Type::Map(_, _)))
+            .fold(0u8, |bits, (i, _)| bits | 1 << i);
+        MapParams(bits)
+    }
+
+    /// Argument `i` as its parameter takes it, when that is not the value itself: the map
+    /// of an opaque map's entries for a parameter declared a map.
+    #[inline]
+    pub fn convert(self, i: usize, v: &Value) -> Option<Value> {
+        if i >= 8 || self.0 & (1 << i) == 0 {
+            return None;
+        }
+        opaque_map_entries(v).map(|m| Value::Map(m.clone()))
+    }
+}
+
+/// The entries of an opaque value standing for a map with fixed entries.
+fn opaque_map_entries(v: &Value) -> Option<&Arc<crate::MapValue>> {
+    match v {
+        Value::Opaque(o) => o.as_map()?.entries(),
+        _ => None,
+    }
+}
+
 impl Implementation {
+    /// Calls the implementation with the arguments as parameters of the declared types take
+    /// them ([`MapParams`]).
+    pub fn call_taking(&self, maps: MapParams, args: &[Value]) -> Result<Value> {
+        if maps == MapParams::default() {
+            return self.call(args);
+        }
+        let converted: Vec<Option<Value>> = (args.iter().enumerate())
+            .map(|(i, a)| maps.convert(i, a))
+            .collect();
+        if converted.iter().all(Option::is_none) {
+            return self.call(args);
+        }
+        let args: Vec<Value> = (converted.into_iter().zip(args))
+            .map(|(c, a)| c.unwrap_or_else(|| a.clone()))
+            .collect();
+        self.call(&args)
+    }
+
+    /// [`Implementation::call_taking`] with one argument by reference.
+    #[inline]
+    pub fn call1_taking(&self, maps: MapParams, a: &Value) -> Result<Value> {
+        match maps.convert(0, a) {
+            None => self.call1(a),
+            Some(a) => self.call1(&a),
+        }
+    }
+
+    /// [`Implementation::call_taking`] with two arguments by reference.
+    #[inline]
+    pub fn call2_taking(&self, maps: MapParams, a: &Value, b: &Value) -> Result<Value> {
+        match (maps.convert(0, a), maps.convert(1, b)) {
+            (None, None) => self.call2(a, b),
+            (ca, cb) => self.call2(ca.as_ref().unwrap_or(a), cb.as_ref().unwrap_or(b)),
+        }
+    }
+
     /// Calls the implementation. Arity mismatches are "no such overload".
     pub fn call(&self, args: &[Value]) -> Result<Value> {
         match (self, args) {
@@ -141,7 +217,8 @@ impl FunctionRegistry {
 
 /// Whether a runtime value may be passed where a parameter of type `t` is declared, for
 /// dispatching calls the checker did not resolve. Type parameters, `dyn` and `any` accept
-/// anything; aggregate parameters are not inspected element by element.
+/// anything; aggregate parameters are not inspected element by element; map parameters
+/// accept opaque maps with fixed entries ([`MapParams`]).
 pub fn value_matches(v: &Value, t: &Type) -> bool {
     ParamKinds::of(t).accept(v, t)
 }
@@ -207,7 +284,10 @@ impl ParamKinds {
     #[inline]
     pub fn accept(self, v: &Value, t: &Type) -> bool {
         match self {
-            ParamKinds::Variants(kinds) => kinds & v.kind_bit() != 0,
+            ParamKinds::Variants(kinds) => {
+                kinds & v.kind_bit() != 0
+                    || (kinds & (1 << Value::TAG_MAP) != 0 && opaque_map_entries(v).is_some())
+            }
             ParamKinds::Named => matches_by_name(v, t),
         }
     }

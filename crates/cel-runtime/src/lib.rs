@@ -39,7 +39,8 @@ mod value;
 pub use activation::{Activation, EmptyActivation, MapActivation};
 pub use error::{Error, ErrorKind, Result};
 pub use functions::{
-    BinaryFn, FunctionRegistry, HostFn, Implementation, NaryFn, ParamKinds, UnaryFn, value_matches,
+    BinaryFn, FunctionRegistry, HostFn, Implementation, MapParams, NaryFn, ParamKinds, UnaryFn,
+    value_matches,
 };
 pub use value::{
     Duration, Key, KeyRef, ListValue, MapHasher, MapValue, OpaqueMap, OpaqueValue, Timestamp, Value,

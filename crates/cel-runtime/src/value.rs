@@ -103,7 +103,7 @@ impl Value {
     pub fn map_entries(&self) -> Option<&MapValue> {
         match self {
             Value::Map(m) => Some(m),
-            Value::Opaque(o) => o.as_map()?.entries(),
+            Value::Opaque(o) => o.as_map()?.entries().map(|m| &**m),
             _ => None,
         }
     }
@@ -248,6 +248,12 @@ pub trait OpaqueValue: fmt::Debug + Send + Sync + Any {
         let _ = write!(out, "{}({:?})", self.type_name(), self);
     }
 
+    /// The name cel-go's error texts give the Go type of such a value (`%T`, as in "got
+    /// 'cel.Semver', expected iterable type"); the CEL type name unless a library says.
+    fn go_type_name(&self) -> &str {
+        self.type_name()
+    }
+
     /// The entries of a type whose values are read as a map's are (cel-go's
     /// `traits.Mapper` on a custom type, as Kubernetes' lazily computed `variables`), if it
     /// is one: field selections, presence tests and indexes by string then ask
@@ -273,9 +279,10 @@ pub trait OpaqueMap {
 
     /// All its entries, when they are fixed rather than computed on first read (cel-go's
     /// `traits.Mapper` over a map, as the DRA library's map with a default value): then
-    /// comprehensions range over them, as over a map's. `None` (the default) for maps that
+    /// comprehensions range over them, as over a map's, and parameters declared maps
+    /// receive them as a map ([`crate::MapParams`]). `None` (the default) for maps that
     /// cannot be listed.
-    fn entries(&self) -> Option<&MapValue> {
+    fn entries(&self) -> Option<&Arc<MapValue>> {
         None
     }
 }
@@ -773,6 +780,29 @@ impl Value {
             Value::Opaque(o) => o.type_name(),
             Value::Message(m) => m.type_name(),
             Value::Object(_) => "map",
+        }
+    }
+}
+
+impl Value {
+    /// The Go type of cel-go's value for this one, as its error texts print it (`%T`).
+    pub fn go_type_name(&self) -> &str {
+        match self {
+            Value::Null => "types.Null",
+            Value::Bool(_) => "types.Bool",
+            Value::Int(_) => "types.Int",
+            Value::Uint(_) => "types.Uint",
+            Value::Double(_) => "types.Double",
+            Value::String(_) => "types.String",
+            Value::Bytes(_) => "types.Bytes",
+            Value::List(_) => "*types.baseList",
+            Value::Map(_) | Value::Object(_) => "*types.baseMap",
+            Value::Timestamp(_) => "types.Timestamp",
+            Value::Duration(_) => "types.Duration",
+            Value::Type(_) => "*types.Type",
+            Value::Optional(_) => "*types.Optional",
+            Value::Opaque(o) => o.go_type_name(),
+            Value::Message(_) => "*types.protoObj",
         }
     }
 }

@@ -5,8 +5,8 @@
 
 use std::process::ExitCode;
 
+use celerity::MapActivation;
 use celerity::kubernetes::{KubeVersion, NEWEST_VERSION, parse_version};
-use celerity::{MapActivation, PathSizes};
 use celerity_kubernetes::places::{Place, PlaceEnv};
 use serde_json::{Map, Value as Json, json};
 
@@ -62,10 +62,7 @@ fn eval_json(env: &PlaceEnv, expr: &str, vars: &Map<String, Json>, args: &EvalAr
         Ok(v) => v,
         Err(e) => return json!({"ok": false, "error": e, "phase": "eval", "cost": cost}),
     };
-    let est = env
-        .env()
-        .estimate_cost(&compiled.ast, &PathSizes::default())
-        .unwrap_or_default();
+    let est = env.estimate_cost(&compiled.ast).unwrap_or_default();
     json!({
         "ok": true,
         "value": celerity::to_cel_literal(&value),

@@ -53,6 +53,28 @@ fn the_example_in_json_has_the_batch_lines_form() {
     );
 }
 
+/// A `resource.k8s.io/v1` ResourceClaim (JSON, which is YAML too) with one request, `r`,
+/// for exactly one device of `class` that passes `selectors`.
+fn claim(name: &str, namespace: Option<&str>, class: &str, selectors: &[&str]) -> String {
+    let mut exactly = serde_json::json!({"deviceClassName": class});
+    if !selectors.is_empty() {
+        let selectors: Vec<_> = selectors
+            .iter()
+            .map(|e| serde_json::json!({"cel": {"expression": e}}))
+            .collect();
+        exactly["selectors"] = selectors.into();
+    }
+    let mut metadata = serde_json::json!({"name": name});
+    if let Some(ns) = namespace {
+        metadata["namespace"] = ns.into();
+    }
+    serde_json::json!({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": metadata,
+        "spec": {"devices": {"requests": [{"name": "r", "exactly": exactly}]}}
+    })
+    .to_string()
+}
+
 /// A slice of `devices` (a JSON object) from driver `d.example.com`.
 fn slice(name: &str, devices: &str) -> String {
     format!(
@@ -127,14 +149,20 @@ fn bad_input_is_reported_with_its_path_and_the_rest_still_runs() {
     );
     let claims = temp_file(
         "bad-claims.yaml",
-        r#"# YAML documents
-{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "both"},
-  "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "k"}, "firstAvailable": [{"name": "s", "deviceClassName": "k"}]}]}}}
+        &format!(
+            r#"# YAML documents
+{{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {{"name": "both"}},
+  "spec": {{"devices": {{"requests": [{{"name": "r", "exactly": {{"deviceClassName": "k"}}, "firstAvailable": [{{"name": "s", "deviceClassName": "k"}}]}}]}}}}}}
 ---
-{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "fine"},
-  "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "k",
-    "selectors": [{"cel": {"expression": "device.attributes['d.example.com'].model == 'a'"}}]}}]}}}
+{}
 "#,
+            claim(
+                "fine",
+                None,
+                "k",
+                &["device.attributes['d.example.com'].model == 'a'"]
+            )
+        ),
     );
     let o = cel(&[
         "dra",
@@ -168,26 +196,12 @@ fn selectors_that_reach_the_cost_limit_fail_on_the_device() {
         "one-slice.json",
         &slice("p", r#"[{"name": "a", "attributes": {"n": {"int": 1}}}]"#),
     );
-    let claims = temp_file(
-        "costly.yaml",
-        r#"apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata: {name: costly}
-spec:
-  devices:
-    requests:
-    - name: r
-      exactly:
-        deviceClassName: k
-        selectors:
-        - cel:
-            expression: >-
-              [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(x, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(y,
-              [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z2,
-              [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z3, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z4,
-              int('1'.find('[0-9]*')) < 100))))))
-"#,
+    let ten = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]";
+    let costly = format!(
+        "{ten}.all(x, {ten}.all(y, {ten}.all(z, {ten}.all(z2, {ten}.all(z3, {ten}.all(z4, \
+         int('1'.find('[0-9]*')) < 100))))))"
     );
+    let claims = temp_file("costly.yaml", &claim("costly", None, "k", &[&costly]));
     let o = cel(&[
         "dra",
         "--slices",
@@ -230,19 +244,15 @@ fn a_hundred_thousand_devices_are_all_answered() {
     );
     let claims = temp_file(
         "many-claims.yaml",
-        r#"apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata: {name: big}
-spec:
-  devices:
-    requests:
-    - name: r
-      exactly:
-        deviceClassName: k
-        selectors:
-        - cel: {expression: 'device.attributes["d.example.com"].model == "a100"'}
-        - cel: {expression: 'device.capacity["d.example.com"].memory.compareTo(quantity("50Gi")) >= 0'}
-"#,
+        &claim(
+            "big",
+            None,
+            "k",
+            &[
+                r#"device.attributes["d.example.com"].model == "a100""#,
+                r#"device.capacity["d.example.com"].memory.compareTo(quantity("50Gi")) >= 0"#,
+            ],
+        ),
     );
     let o = cel(&[
         "dra",
@@ -265,18 +275,7 @@ spec:
 
 #[test]
 fn a_missing_class_fails_its_request_and_no_classes_applies_none() {
-    let claims = temp_file(
-        "missing-class.yaml",
-        r#"apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata: {name: x, namespace: ns}
-spec:
-  devices:
-    requests:
-    - name: r
-      exactly: {deviceClassName: nope}
-"#,
-    );
+    let claims = temp_file("missing-class.yaml", &claim("x", Some("ns"), "nope", &[]));
     let claims = claims.to_str().unwrap();
     let o = cel(&[
         "dra",
@@ -318,6 +317,55 @@ spec:
         stderr(&o).contains(
             "examples/dra/slices.yaml: apiVersion \"resource.k8s.io/v1\" is not served by Kubernetes 1.33"
         ),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn list_attributes_and_multiple_allocations_from_1_36() {
+    let slices = temp_file(
+        "list-slice.json",
+        &slice(
+            "p",
+            r#"[{"name": "a", "allowMultipleAllocations": true, "attributes": {"models": {"strings": ["a100", "h100"]}}},
+                {"name": "b", "attributes": {"models": {"strings": ["t4"]}}}]"#,
+        ),
+    );
+    let claims = temp_file(
+        "list-claim.yaml",
+        &claim(
+            "l",
+            None,
+            "k",
+            &[
+                r#"device.allowMultipleAllocations && device.attributes["d.example.com"].models.includes("h100")"#,
+            ],
+        ),
+    );
+    let run = |profile: &str| {
+        cel(&[
+            "dra",
+            "--profile",
+            profile,
+            "--slices",
+            slices.to_str().unwrap(),
+            claims.to_str().unwrap(),
+        ])
+    };
+    let o = run("kubernetes=1.36");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("1 of 2 devices match"),
+        "{}",
+        stdout(&o)
+    );
+    // Before 1.36 a list attribute is one the library cannot read.
+    let o = run("kubernetes=1.35");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o)
+            .contains(r#"attributes["models"]: attribute models: unsupported attribute value"#),
         "{}",
         stderr(&o)
     );

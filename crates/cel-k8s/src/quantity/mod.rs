@@ -754,6 +754,10 @@ fn parse_quantity(s: &str) -> std::result::Result<Amount, &'static str> {
 }
 
 impl OpaqueValue for Quantity {
+    /// `k8s.io/apiserver/pkg/cel`'s type.
+    fn go_type_name(&self) -> &str {
+        "cel.Quantity"
+    }
     fn type_name(&self) -> &str {
         QUANTITY_TYPE
     }

@@ -30,7 +30,7 @@ use cel_syntax::ast::{Expr, ExprKind, Literal};
 use celerity::{Backend, MapActivation, Value};
 use serde_json::{Map, Value as Json, json};
 
-use super::dra::{qualified, slice_device_value};
+use super::dra::{Features, qualified, slice_device_value};
 use super::{PlaceEnv, PlaceProgram, json_kind};
 
 /// The most requests of a claim, selectors of a request or class, and subrequests of a
@@ -226,11 +226,12 @@ impl DeviceSet {
         };
         let (driver_arc, pool_arc): (Arc<str>, Arc<str>) = (driver.into(), pool.into());
         let mut errors = Vec::new();
+        let features = Features::of(version);
         for (i, device) in devices.iter().enumerate() {
             let path = format!("spec.devices[{i}]");
             let read = object_at(device, &path).and_then(|d| {
                 let device_name = string_at(d, "name", &path)?;
-                let value = slice_device_value(device, driver, &path)?;
+                let value = slice_device_value(device, driver, &path, features)?;
                 Ok((d, device_name, value))
             });
             match read {

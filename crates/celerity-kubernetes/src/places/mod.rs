@@ -19,7 +19,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use cel_k8s::KubeVersion;
-use celerity::{Ast, Backend, Env, Program, ProgramOptions, Type, Value};
+use celerity::{Ast, Backend, CostRange, Env, Program, ProgramOptions, Type, Value};
 use serde_json::Value as Json;
 
 pub mod authn;
@@ -279,6 +279,18 @@ impl PlaceEnv {
         })
     }
 
+    /// The static cost estimate of an expression the place compiled, as the place's
+    /// compiler makes it: device selectors with the DRA library's sizes of `device`
+    /// ([`dra::DraSizes`]); the other places with no sizes, as their compilers estimate.
+    pub fn estimate_cost(&self, ast: &Ast) -> Option<CostRange> {
+        match self.inner {
+            Inner::Dra => self
+                .env
+                .estimate_cost(ast, &dra::DraSizes::new(self.version)),
+            _ => self.env.estimate_cost(ast, &celerity::NoSizes),
+        }
+    }
+
     /// A variable's value from the JSON the API server receives (a claims object, a
     /// UserInfo, a SubjectAccessReview spec, an admission request's parts, a ResourceSlice
     /// device), converted as the place converts it; errors name the variable and a path.
@@ -294,7 +306,7 @@ impl PlaceEnv {
             Inner::Authn(t) => t.value(name, json),
             Inner::Authz(t) => t.value(json),
             Inner::Webhook(t) => t.value(name, json),
-            Inner::Dra => dra::device_value(json),
+            Inner::Dra => dra::device_value(json, dra::Features::of(self.version)),
         }
     }
 
